@@ -1,0 +1,157 @@
+//! leveldb's bloom filter (`util/bloom.cc`, leveldb 1.23, policy `leveldb.BuiltinBloomFilter2`).
+//!
+//! A filter is a bit array followed by one byte holding k, the number of probes. A key sets (or
+//! tests) k bits chosen by double hashing from one 32-bit hash. This is the plain scalar version:
+//! it is the reference every faster path is tested against.
+
+use std::collections::TryReserveError;
+
+use crate::hash::bloom_hash;
+
+/// The name leveldb records in a table's metaindex for filters of this format.
+pub const POLICY_NAME: &str = "leveldb.BuiltinBloomFilter2";
+
+/// Probe counts above this are reserved by leveldb for future encodings.
+const MAX_PROBES: u8 = 30;
+
+/// Every filter has at least this many bits: tiny key sets would otherwise see a very high
+/// false-positive rate.
+const MIN_BITS: u64 = 64;
+
+/// leveldb's built-in bloom filter policy. Immutable, so one policy can be shared by any number
+/// of threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BloomPolicy {
+    bits_per_key: u32,
+    num_probes: u8,
+}
+
+impl BloomPolicy {
+    /// The policy leveldb's `NewBloomFilterPolicy(bits_per_key)` makes. leveldb's own default is 10.
+    pub fn new(bits_per_key: u32) -> Self {
+        // k = bits_per_key * ln(2) minimises the false-positive rate; leveldb truncates
+        // bits_per_key * 0.69 computed in double, so must we.
+        let k = (f64::from(bits_per_key) * 0.69) as u64;
+        let num_probes = k.clamp(1, u64::from(MAX_PROBES)) as u8;
+        BloomPolicy {
+            bits_per_key,
+            num_probes,
+        }
+    }
+
+    pub fn bits_per_key(&self) -> u32 {
+        self.bits_per_key
+    }
+
+    /// k, the number of bits each key sets; stored as the filter's last byte.
+    pub fn num_probes(&self) -> u8 {
+        self.num_probes
+    }
+
+    pub fn name(&self) -> &'static str {
+        POLICY_NAME
+    }
+
+    /// Length in bytes of the filter for `num_keys` keys, or `None` if it exceeds the address space.
+    pub fn filter_len(&self, num_keys: usize) -> Option<usize> {
+        // leveldb multiplies in 64 bits (size_t), so a filter of 2^32 bits or more is legal.
+        let bits = u64::try_from(num_keys)
+            .ok()?
+            .checked_mul(u64::from(self.bits_per_key))?
+            .max(MIN_BITS);
+        let array_len = usize::try_from(bits.div_ceil(8)).ok()?;
+        array_len.checked_add(1)
+    }
+
+    /// Appends the filter for `keys` to `dst`, leaving what `dst` already holds untouched (leveldb's
+    /// `CreateFilter` appends too). Duplicate keys are allowed.
+    ///
+    /// # Panics
+    /// If the filter does not fit in memory; see [`BloomPolicy::try_create_filter`].
+    pub fn create_filter<K: AsRef<[u8]>>(&self, keys: &[K], dst: &mut Vec<u8>) {
+        if let Err(err) = self.try_create_filter(keys, dst) {
+            panic!(
+                "bloom filter for {} keys does not fit in memory: {err}",
+                keys.len()
+            );
+        }
+    }
+
+    /// Like [`BloomPolicy::create_filter`], but reports a filter too large to allocate instead of
+    /// panicking; `dst` is unchanged then.
+    pub fn try_create_filter<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        dst: &mut Vec<u8>,
+    ) -> Result<(), TryReserveError> {
+        // A length past the address space cannot be reserved either: let try_reserve say so.
+        let len = self.filter_len(keys.len()).unwrap_or(usize::MAX);
+        dst.try_reserve_exact(len)?;
+        let start = dst.len();
+        dst.resize(start + len, 0);
+        self.fill_filter(keys.iter().map(AsRef::as_ref), &mut dst[start..]);
+        Ok(())
+    }
+
+    /// Writes the filter for `keys` over all of `out`, which must be
+    /// [`filter_len`](BloomPolicy::filter_len)`(number of keys)` bytes long. This is the
+    /// in-place entry point for callers that own the buffer (the C API's `malloc`ed result).
+    ///
+    /// # Panics
+    /// If `out` is shorter than 2 bytes: no filter leveldb writes is.
+    pub fn fill_filter<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>, out: &mut [u8]) {
+        let (k, array) = out
+            .split_last_mut()
+            .expect("a filter is at least 2 bytes long");
+        assert!(!array.is_empty(), "a filter is at least 2 bytes long");
+        array.fill(0);
+        *k = self.num_probes;
+        let bits = array_bits(array);
+        for key in keys {
+            for pos in probe_positions(bloom_hash(key), self.num_probes, bits) {
+                array[(pos / 8) as usize] |= 1 << (pos % 8);
+            }
+        }
+    }
+
+    /// Whether `key` may be in the set `filter` was built from; see [`key_may_match`].
+    pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        key_may_match(key, filter)
+    }
+}
+
+/// leveldb's `KeyMayMatch`: false only if `key` is certainly not in the set `filter` was built
+/// from. It reads k from the filter itself, so it needs no policy, and it answers exactly as
+/// leveldb does for any bytes, corrupt ones included.
+pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
+    let Some((&k, array)) = filter.split_last() else {
+        return false;
+    };
+    if array.is_empty() {
+        return false;
+    }
+    if k > MAX_PROBES {
+        // Reserved for potentially new encodings of short filters: consider it a match.
+        return true;
+    }
+    let bits = array_bits(array);
+    probe_positions(bloom_hash(key), k, bits)
+        .all(|pos| array[(pos / 8) as usize] & (1 << (pos % 8)) != 0)
+}
+
+fn array_bits(array: &[u8]) -> u64 {
+    array.len() as u64 * 8
+}
+
+/// The k bit positions leveldb uses for a key hash in a bit array of `bits` bits.
+fn probe_positions(hash: u32, k: u8, bits: u64) -> impl Iterator<Item = u64> {
+    // Double hashing: the second hash is the first rotated right by 17 bits.
+    let delta = hash.rotate_right(17);
+    let mut h = hash;
+    (0..k).map(move |_| {
+        // The modulo is 64-bit: in arrays of 2^32 bits or more, h itself is the position.
+        let pos = u64::from(h) % bits;
+        h = h.wrapping_add(delta);
+        pos
+    })
+}

@@ -1,0 +1,401 @@
+//! The C ABI: leveldb's C filter-policy functions (same names and signatures as `leveldb/c.h`) and
+//! our extensions that use a policy directly.
+//!
+//! Conventions, stated once here and in the header: every export runs inside [`ffi_boundary!`] so
+//! no panic crosses into C; every pointer is checked before use; an error yields NULL, or 1 ("may
+//! match") from a query, because a false negative would make leveldb miss data that exists.
+
+use std::alloc::{Layout, alloc};
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ptr;
+
+use crate::bloom::{BloomPolicy, key_may_match};
+
+/// Runs an export's body and turns a panic into the export's documented error result.
+macro_rules! ffi_boundary {
+    ($on_panic:expr, $body:block) => {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)
+    };
+}
+
+/// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
+type CreateFilterFn = unsafe extern "C" fn(
+    state: *mut c_void,
+    key_array: *const *const c_char,
+    key_length_array: *const usize,
+    num_keys: c_int,
+    filter_length: *mut usize,
+) -> *mut c_char;
+
+/// leveldb's `key_may_match` callback.
+type KeyMayMatchFn = unsafe extern "C" fn(
+    state: *mut c_void,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8;
+
+/// leveldb's `name` callback.
+type NameFn = unsafe extern "C" fn(state: *mut c_void) -> *const c_char;
+
+/// A filter policy: leveldb's built-in bloom filter, or one made of C callbacks. Opaque to C.
+#[allow(non_camel_case_types)] // leveldb's C name, so one C file can include both headers
+pub struct leveldb_filterpolicy_t {
+    kind: PolicyKind,
+}
+
+enum PolicyKind {
+    Bloom(BloomPolicy),
+    Custom(CustomPolicy),
+}
+
+struct CustomPolicy {
+    state: *mut c_void,
+    destructor: Option<unsafe extern "C" fn(*mut c_void)>,
+    create_filter: CreateFilterFn,
+    key_may_match: KeyMayMatchFn,
+    name: NameFn,
+}
+
+// SAFETY: the policy only hands `state` to the caller's callbacks. As in leveldb, which calls a
+// policy from several threads at once, the header requires callbacks to be thread-safe.
+unsafe impl Send for CustomPolicy {}
+unsafe impl Sync for CustomPolicy {}
+
+impl Drop for CustomPolicy {
+    fn drop(&mut self) {
+        if let Some(destructor) = self.destructor {
+            // SAFETY: the caller gave us `state` together with the destructor that releases it.
+            unsafe { destructor(self.state) }
+        }
+    }
+}
+
+const BLOOM_NAME: &CStr = c"leveldb.BuiltinBloomFilter2";
+
+/// Moves a policy to the heap, returning NULL instead of aborting when allocation fails.
+fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
+    let layout = Layout::new::<leveldb_filterpolicy_t>();
+    // SAFETY: the layout has a non-zero size.
+    let raw = unsafe { alloc(layout) }.cast::<leveldb_filterpolicy_t>();
+    if raw.is_null() {
+        // Whoever gets NULL still owns what they passed in: a custom destructor must not run.
+        std::mem::forget(kind);
+        return ptr::null_mut();
+    }
+    // SAFETY: `raw` is fresh, aligned memory for one policy, later freed by `Box::from_raw` with
+    // the same global allocator and layout.
+    unsafe { raw.write(leveldb_filterpolicy_t { kind }) };
+    raw
+}
+
+/// Borrows `len` bytes at `ptr`. `None` when the bytes cannot exist: a NULL pointer with a
+/// non-zero length, or a length past `isize::MAX`. NULL with length 0 is the empty slice.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `len` readable bytes that outlive `'a`.
+unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8]> {
+    if len == 0 {
+        return Some(&[]);
+    }
+    if ptr.is_null() || len > isize::MAX as usize {
+        return None;
+    }
+    // SAFETY: checked non-NULL, length in range; readability is the caller's contract.
+    Some(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// The keys of a C `create_filter` call, checked whole before any is used.
+struct CKeys<'a> {
+    keys: &'a [*const c_char],
+    lengths: &'a [usize],
+}
+
+impl<'a> CKeys<'a> {
+    /// `None` if the arrays cannot describe `num_keys` keys: a negative count, a NULL array with
+    /// keys in it, or a NULL key with bytes in it.
+    ///
+    /// # Safety
+    /// Non-NULL arrays must hold `num_keys` entries, and each non-NULL key its length in bytes.
+    unsafe fn new(
+        key_array: *const *const c_char,
+        key_length_array: *const usize,
+        num_keys: c_int,
+    ) -> Option<Self> {
+        let n = usize::try_from(num_keys).ok()?;
+        if n == 0 {
+            return Some(CKeys {
+                keys: &[],
+                lengths: &[],
+            });
+        }
+        if key_array.is_null() || key_length_array.is_null() {
+            return None;
+        }
+        // SAFETY: both checked non-NULL; their length is the caller's contract.
+        let (keys, lengths) = unsafe {
+            (
+                std::slice::from_raw_parts(key_array, n),
+                std::slice::from_raw_parts(key_length_array, n),
+            )
+        };
+        let all_valid = keys
+            .iter()
+            .zip(lengths)
+            // SAFETY: per the caller's contract on each key.
+            .all(|(&key, &len)| unsafe { bytes(key, len) }.is_some());
+        all_valid.then_some(CKeys { keys, lengths })
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
+        let (keys, lengths) = (self.keys, self.lengths);
+        keys.iter().zip(lengths).map(|(&key, &len)| {
+            // SAFETY: every key was validated in `new`.
+            unsafe { bytes(key, len) }.unwrap_or_default()
+        })
+    }
+}
+
+/// Creates leveldb's built-in bloom filter policy, as `leveldb_filterpolicy_create_bloom` in
+/// leveldb's C API does; its filters are byte-identical to leveldb 1.23's.
+///
+/// - `bits_per_key < 0`: returns NULL.
+/// - `bits_per_key == 0`: a policy with k = 1 and the 64-bit minimum filter, as leveldb.
+/// - any larger value, up to `INT_MAX`: a policy with k = `bits_per_key * 0.69` clamped to 1..30.
+///
+/// Returns NULL if memory runs out. Release the policy with `leveldb_filterpolicy_destroy`.
+#[unsafe(no_mangle)]
+pub extern "C" fn leveldb_filterpolicy_create_bloom(
+    bits_per_key: c_int,
+) -> *mut leveldb_filterpolicy_t {
+    ffi_boundary!(ptr::null_mut(), {
+        match u32::try_from(bits_per_key) {
+            Ok(bits_per_key) => into_raw(PolicyKind::Bloom(BloomPolicy::new(bits_per_key))),
+            Err(_) => ptr::null_mut(),
+        }
+    })
+}
+
+/// Creates a policy from callbacks, as `leveldb_filterpolicy_create` in leveldb's C API does.
+/// `leveldb_filterpolicy_create_filter`, `_key_may_match` and `_name` call them with `state`.
+///
+/// - NULL `create_filter`, `key_may_match` or `name`: returns NULL.
+/// - `destructor` may be NULL; otherwise `leveldb_filterpolicy_destroy` calls it exactly once.
+/// - Out of memory: returns NULL. Whenever NULL is returned, `destructor` is not called.
+///
+/// The callbacks may be called from several threads at once and must allow it, as in leveldb.
+/// `create_filter` must return a `malloc`ed buffer (or NULL), which the caller frees.
+#[unsafe(no_mangle)]
+pub extern "C" fn leveldb_filterpolicy_create(
+    state: *mut c_void,
+    destructor: Option<unsafe extern "C" fn(*mut c_void)>,
+    // The callback types are spelled out, not aliased, so cbindgen writes them as leveldb/c.h does.
+    create_filter: Option<
+        unsafe extern "C" fn(
+            state: *mut c_void,
+            key_array: *const *const c_char,
+            key_length_array: *const usize,
+            num_keys: c_int,
+            filter_length: *mut usize,
+        ) -> *mut c_char,
+    >,
+    key_may_match: Option<
+        unsafe extern "C" fn(
+            state: *mut c_void,
+            key: *const c_char,
+            length: usize,
+            filter: *const c_char,
+            filter_length: usize,
+        ) -> u8,
+    >,
+    name: Option<unsafe extern "C" fn(state: *mut c_void) -> *const c_char>,
+) -> *mut leveldb_filterpolicy_t {
+    ffi_boundary!(ptr::null_mut(), {
+        let (Some(create_filter), Some(key_may_match), Some(name)) =
+            (create_filter, key_may_match, name)
+        else {
+            return ptr::null_mut();
+        };
+        into_raw(PolicyKind::Custom(CustomPolicy {
+            state,
+            destructor,
+            create_filter,
+            key_may_match,
+            name,
+        }))
+    })
+}
+
+/// Destroys a policy made by `leveldb_filterpolicy_create_bloom` or `leveldb_filterpolicy_create`
+/// (calling the latter's destructor once). NULL: does nothing.
+///
+/// # Safety
+/// `policy` must be NULL or a live policy from this library, not used again afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterpolicy_destroy(policy: *mut leveldb_filterpolicy_t) {
+    ffi_boundary!((), {
+        if !policy.is_null() {
+            // SAFETY: made by `into_raw` (per the contract), so owned by this Box now.
+            drop(unsafe { Box::from_raw(policy) });
+        }
+    })
+}
+
+/// Frees a buffer this library returned (a filter from `leveldb_filterpolicy_create_filter`),
+/// as `leveldb_free` in leveldb's C API does; it is libc `free`. NULL: does nothing.
+///
+/// # Safety
+/// `ptr` must be NULL or a `malloc`ed pointer not freed yet.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) {
+    ffi_boundary!((), {
+        // SAFETY: per the contract; free(NULL) is a no-op.
+        unsafe { libc::free(ptr) }
+    })
+}
+
+/// The policy's name: `"leveldb.BuiltinBloomFilter2"` for the bloom policy, what the `name`
+/// callback returns for a custom one. Valid as long as the policy. NULL policy: returns NULL.
+///
+/// # Safety
+/// `policy` must be NULL or a live policy from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterpolicy_name(
+    policy: *const leveldb_filterpolicy_t,
+) -> *const c_char {
+    ffi_boundary!(ptr::null(), {
+        // SAFETY: per the contract.
+        match unsafe { policy.as_ref() }.map(|p| &p.kind) {
+            None => ptr::null(),
+            Some(PolicyKind::Bloom(_)) => BLOOM_NAME.as_ptr(),
+            // SAFETY: the callback was given with `state` for this use.
+            Some(PolicyKind::Custom(custom)) => unsafe { (custom.name)(custom.state) },
+        }
+    })
+}
+
+/// Builds the filter for `num_keys` keys (key `i` is `key_length_array[i]` bytes at
+/// `key_array[i]`; duplicates allowed) and returns it in a `malloc`ed buffer, storing its length
+/// in `*filter_length`. Release it with `leveldb_free` (or `free`). Same shape as leveldb's
+/// `create_filter` callback; a custom policy's callback is called with these arguments once they
+/// pass the checks below.
+///
+/// Returns NULL, with `*filter_length` set to 0 when `filter_length` is not NULL, for: a NULL
+/// policy or `filter_length`; `num_keys < 0`; a NULL `key_array` or `key_length_array` with
+/// `num_keys > 0`; a NULL key with a length above 0; a filter too large to allocate. A NULL key
+/// with length 0 is the empty key.
+///
+/// # Safety
+/// Non-NULL arrays must hold `num_keys` entries, each non-NULL key its length in readable bytes;
+/// `policy` must be NULL or a live policy from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
+    policy: *const leveldb_filterpolicy_t,
+    key_array: *const *const c_char,
+    key_length_array: *const usize,
+    num_keys: c_int,
+    filter_length: *mut usize,
+) -> *mut c_char {
+    ffi_boundary!(ptr::null_mut(), {
+        // SAFETY: checked non-NULL; writable per the contract.
+        let Some(filter_length) = (unsafe { filter_length.as_mut() }) else {
+            return ptr::null_mut();
+        };
+        *filter_length = 0;
+        // SAFETY: per the contract.
+        let Some(policy) = (unsafe { policy.as_ref() }) else {
+            return ptr::null_mut();
+        };
+        // SAFETY: per the contract.
+        let Some(keys) = (unsafe { CKeys::new(key_array, key_length_array, num_keys) }) else {
+            return ptr::null_mut();
+        };
+        match &policy.kind {
+            PolicyKind::Bloom(bloom) => bloom_filter_malloc(bloom, &keys, filter_length),
+            PolicyKind::Custom(custom) => {
+                // SAFETY: the callback was given with `state` for this use; arguments checked.
+                let filter = unsafe {
+                    (custom.create_filter)(
+                        custom.state,
+                        key_array,
+                        key_length_array,
+                        num_keys,
+                        filter_length,
+                    )
+                };
+                if filter.is_null() {
+                    *filter_length = 0;
+                }
+                filter
+            }
+        }
+    })
+}
+
+/// Builds a bloom filter straight into a `malloc`ed buffer, so C can `free` it; NULL if the
+/// filter cannot be allocated.
+fn bloom_filter_malloc(
+    bloom: &BloomPolicy,
+    keys: &CKeys<'_>,
+    filter_length: &mut usize,
+) -> *mut c_char {
+    let Some(len) = bloom.filter_len(keys.len()) else {
+        return ptr::null_mut();
+    };
+    // SAFETY: malloc has no preconditions; NULL is handled.
+    let buffer = unsafe { libc::malloc(len) }.cast::<u8>();
+    if buffer.is_null() {
+        return ptr::null_mut();
+    }
+    // SAFETY: `buffer` holds `len` bytes we own until returning it; `fill_filter` writes them all.
+    let out = unsafe { std::slice::from_raw_parts_mut(buffer, len) };
+    bloom.fill_filter(keys.iter(), out);
+    *filter_length = len;
+    buffer.cast::<c_char>()
+}
+
+/// Whether the key of `length` bytes at `key` may be in the set `filter` (of `filter_length`
+/// bytes) was built from: 0 only if it certainly is not. For the bloom policy the answer equals
+/// leveldb 1.23's `KeyMayMatch` for any filter bytes, corrupt ones included; a custom policy's
+/// callback answers (normalised to 0 or 1).
+///
+/// Returns 1 ("may match"; an error must never cause a false negative) for: a NULL policy; a NULL
+/// `key` or `filter` with a length above 0. A NULL `key` or `filter` with length 0 is empty.
+///
+/// # Safety
+/// A non-NULL `key` and `filter` must point to their length in readable bytes; `policy` must be
+/// NULL or a live policy from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
+    policy: *const leveldb_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    ffi_boundary!(1, {
+        // SAFETY: per the contract.
+        let Some(policy) = (unsafe { policy.as_ref() }) else {
+            return 1;
+        };
+        // SAFETY: per the contract.
+        let (Some(key_bytes), Some(filter_bytes)) = (unsafe { bytes(key, length) }, unsafe {
+            bytes(filter, filter_length)
+        }) else {
+            return 1;
+        };
+        match &policy.kind {
+            PolicyKind::Bloom(_) => key_may_match(key_bytes, filter_bytes).into(),
+            // SAFETY: the callback was given with `state` for this use; arguments checked.
+            PolicyKind::Custom(custom) => unsafe {
+                ((custom.key_may_match)(custom.state, key, length, filter, filter_length) != 0)
+                    .into()
+            },
+        }
+    })
+}

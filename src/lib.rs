@@ -1,0 +1,18 @@
+//! A byte-identical, fast replacement for LevelDB's built-in bloom filter
+//! (`leveldb.BuiltinBloomFilter2`, leveldb 1.23 `util/bloom.cc`), for Rust and, through a C ABI
+//! that mirrors leveldb's C API, for C, C++ and any language with a C FFI.
+//!
+//! ```
+//! use leveldb_bloom::BloomPolicy;
+//!
+//! let policy = BloomPolicy::new(10);
+//! let mut filter = Vec::new();
+//! policy.create_filter(&[b"hello".as_slice(), b"world"], &mut filter);
+//! assert!(policy.key_may_match(b"hello", &filter));
+//! ```
+
+pub mod bloom;
+pub mod ffi;
+pub mod hash;
+
+pub use bloom::{BloomPolicy, POLICY_NAME, key_may_match};
