@@ -16,3 +16,8 @@ pub mod ffi;
 pub mod hash;
 
 pub use bloom::{BloomPolicy, POLICY_NAME, key_may_match};
+
+// The README's Rust examples run as doctests, so the README cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
