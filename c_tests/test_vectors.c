@@ -2,7 +2,7 @@
  * by leveldb_filterpolicy_create_filter are byte-identical, and leveldb_filterpolicy_key_may_match
  * gives leveldb's answer for every probe, on built filters and on arbitrary or corrupt bytes.
  * Usage: test_vectors VECTORS_DIR */
-#include "check.h"
+#include "vectors.h"
 #include "leveldb_bloom.h"
 
 /* Checks every probe's answer against `filter`; one check per record, so a failure names it. */

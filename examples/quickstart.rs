@@ -6,7 +6,9 @@ use leveldb_bloom::BloomPolicy;
 fn main() {
     // 10 bits per key is leveldb's usual setting: about 1% false positives.
     let policy = BloomPolicy::new(10);
-    let keys: Vec<Vec<u8>> = (0..10_000u32).map(|i| format!("user:{i:08}").into_bytes()).collect();
+    let keys: Vec<Vec<u8>> = (0..10_000u32)
+        .map(|i| format!("user:{i:08}").into_bytes())
+        .collect();
 
     let mut filter = Vec::new();
     policy.create_filter(&keys, &mut filter);
@@ -19,7 +21,10 @@ fn main() {
     );
 
     // A bloom filter never misses a key it was built from...
-    let members = keys.iter().filter(|k| policy.key_may_match(k, &filter)).count();
+    let members = keys
+        .iter()
+        .filter(|k| policy.key_may_match(k, &filter))
+        .count();
     println!("members found:         {members} of {}", keys.len());
     assert_eq!(members, keys.len());
 

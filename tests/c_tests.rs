@@ -5,7 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// What Rust's standard library needs from the system when linked statically (see README).
-const NATIVE_STATIC_LIBS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+const NATIVE_STATIC_LIBS: &[&str] = &[
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-ldl",
+    "-lc",
+];
 
 #[derive(Clone, Copy, Debug)]
 enum Link {
@@ -20,11 +28,18 @@ fn root() -> &'static Path {
 /// target/<profile>, where cargo leaves libleveldb_bloom.a and .so: this test runs from its deps/.
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf()
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>")
+        .to_path_buf()
 }
 
 fn compiler_for(source: &Path) -> &'static str {
-    if source.extension().is_some_and(|ext| ext == "cc") { "c++" } else { "cc" }
+    if source.extension().is_some_and(|ext| ext == "cc") {
+        "c++"
+    } else {
+        "cc"
+    }
 }
 
 /// Compiles `source` (relative to the repository) with warnings as errors and links it with the
@@ -36,7 +51,11 @@ fn build(source: &str, link: Link, extra_libs: &[&str]) -> PathBuf {
     let compiler = compiler_for(&source);
     let mut cmd = Command::new(compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
-        .arg(if compiler == "cc" { "-std=c11" } else { "-std=c++17" })
+        .arg(if compiler == "cc" {
+            "-std=c11"
+        } else {
+            "-std=c++17"
+        })
         .arg("-D_GNU_SOURCE")
         .arg(format!("-I{}", root().join("include").display()))
         .arg(format!("-I{}", root().join("c_tests").display()))
@@ -47,7 +66,9 @@ fn build(source: &str, link: Link, extra_libs: &[&str]) -> PathBuf {
     // Anything else linked (leveldb) goes after us, so our symbols win where names are shared.
     match link {
         Link::Static => {
-            cmd.arg(lib_dir.join("libleveldb_bloom.a")).args(extra_libs).args(NATIVE_STATIC_LIBS);
+            cmd.arg(lib_dir.join("libleveldb_bloom.a"))
+                .args(extra_libs)
+                .args(NATIVE_STATIC_LIBS);
         }
         Link::Shared => {
             cmd.arg(format!("-L{}", lib_dir.display()))
@@ -56,20 +77,41 @@ fn build(source: &str, link: Link, extra_libs: &[&str]) -> PathBuf {
                 .args(extra_libs);
         }
     }
-    let status = cmd.status().unwrap_or_else(|e| panic!("{compiler} could not start: {e}"));
-    assert!(status.success(), "compiling {} failed: {cmd:?}", source.display());
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler} could not start: {e}"));
+    assert!(
+        status.success(),
+        "compiling {} failed: {cmd:?}",
+        source.display()
+    );
     out
 }
 
 /// Runs a test program and requires it to exit 0 and report no failure.
 fn run(exe: &Path, args: &[&str]) {
-    let output = Command::new(exe).args(args).output().expect("test program starts");
+    let output = Command::new(exe)
+        .args(args)
+        .output()
+        .expect("test program starts");
     let stdout = String::from_utf8_lossy(&output.stdout);
     print!("{stdout}");
     eprint!("{}", String::from_utf8_lossy(&output.stderr));
-    let summary = stdout.lines().rev().find(|l| l.ends_with(" failed")).unwrap_or("");
-    assert!(output.status.success(), "{} failed ({}): {summary}", exe.display(), output.status);
-    assert!(summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"), "no passing summary");
+    let summary = stdout
+        .lines()
+        .rev()
+        .find(|l| l.ends_with(" failed"))
+        .unwrap_or("");
+    assert!(
+        output.status.success(),
+        "{} failed ({}): {summary}",
+        exe.display(),
+        output.status
+    );
+    assert!(
+        summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"),
+        "no passing summary"
+    );
 }
 
 fn build_and_run_both(source: &str, args: &[&str]) {
@@ -82,4 +124,141 @@ fn build_and_run_both(source: &str, args: &[&str]) {
 fn vectors_through_c_abi() {
     let vectors = root().join("vectors");
     build_and_run_both("c_tests/test_vectors.c", &[vectors.to_str().unwrap()]);
+}
+
+#[test]
+fn bad_input_through_c_abi() {
+    build_and_run_both("c_tests/test_bad_input.c", &[]);
+}
+
+#[test]
+fn custom_policies_through_c_abi() {
+    build_and_run_both("c_tests/test_custom_policy.c", &[]);
+}
+
+#[test]
+fn threads_share_one_policy() {
+    build_and_run_both("c_tests/test_threads.c", &[]);
+}
+
+/// Live comparison with the system leveldb on random inputs, for a fixed number of cases. The
+/// seed is fixed unless LEVELDB_BLOOM_DIFF_SEED is set (CI sets a fresh one each run).
+#[test]
+#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
+fn differential_against_leveldb() {
+    let seed = std::env::var("LEVELDB_BLOOM_DIFF_SEED").unwrap_or_else(|_| "20261122".into());
+    for link in [Link::Static, Link::Shared] {
+        run(
+            &build("c_tests/differential_leveldb.cc", link, &["-lleveldb"]),
+            &["2000", &seed],
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
+fn one_file_includes_leveldb_c_h_and_our_header() {
+    build_and_run_both("c_tests/test_with_leveldb_header.c", &[]);
+}
+
+/// The header compiles on its own as C and as C++ with every warning an error.
+#[test]
+fn header_compiles_as_c_and_cpp() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (compiler, std, file) in [
+        ("cc", "-std=c11", "header_only.c"),
+        ("c++", "-std=c++11", "header_only.cc"),
+    ] {
+        let source = dir.join(file);
+        std::fs::write(
+            &source,
+            "#include \"leveldb_bloom.h\"\n#include \"leveldb_bloom.h\"\n",
+        )
+        .unwrap();
+        let status = Command::new(compiler)
+            .args([
+                std,
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-fsyntax-only",
+            ])
+            .arg(format!("-I{}", root().join("include").display()))
+            .arg(&source)
+            .status()
+            .expect("compiler starts");
+        assert!(
+            status.success(),
+            "{compiler} {std} rejects include/leveldb_bloom.h"
+        );
+    }
+}
+
+/// Every ```c block of the README is a complete program: it must compile and run.
+#[test]
+fn readme_c_examples_compile_and_run() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let blocks: Vec<&str> = readme
+        .split("```c\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .collect();
+    assert!(!blocks.is_empty(), "the README has no C example");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (i, block) in blocks.iter().enumerate() {
+        let source = dir.join(format!("readme_example_{i}.c"));
+        std::fs::write(&source, block).unwrap();
+        let exe = dir.join(format!("readme_example_{i}"));
+        let status = Command::new("cc")
+            .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-I{}", root().join("include").display()))
+            .arg(&source)
+            .arg(lib_dir().join("libleveldb_bloom.a"))
+            .args(NATIVE_STATIC_LIBS)
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .expect("cc starts");
+        assert!(status.success(), "README C example {i} does not compile");
+        let output = Command::new(&exe).output().expect("example runs");
+        assert!(
+            output.status.success(),
+            "README C example {i} fails: {output:?}"
+        );
+    }
+}
+
+/// The committed vectors are exactly what leveldb produces through tools/gen_vectors.cc now.
+#[test]
+#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
+fn committed_vectors_regenerate_from_leveldb() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-vectors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let generator = dir.join("gen_vectors");
+    let status = Command::new("c++")
+        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
+        .arg(root().join("tools/gen_vectors.cc"))
+        .arg("-o")
+        .arg(&generator)
+        .arg("-lleveldb")
+        .status()
+        .expect("c++ starts");
+    assert!(status.success(), "tools/gen_vectors.cc does not compile");
+    assert!(
+        Command::new(&generator)
+            .arg(&dir)
+            .status()
+            .unwrap()
+            .success(),
+        "gen_vectors failed"
+    );
+    for file in ["build.txt", "match.txt"] {
+        let committed = std::fs::read(root().join("vectors").join(file)).unwrap();
+        let regenerated = std::fs::read(dir.join(file)).unwrap();
+        assert!(
+            committed == regenerated,
+            "vectors/{file} differs from what leveldb generates now"
+        );
+    }
 }
