@@ -28,6 +28,7 @@ pub struct BloomPolicy {
 
 impl BloomPolicy {
     /// The policy leveldb's `NewBloomFilterPolicy(bits_per_key)` makes. leveldb's own default is 10.
+    #[must_use]
     pub fn new(bits_per_key: u32) -> Self {
         // k = bits_per_key * ln(2) minimises the false-positive rate; leveldb truncates
         // bits_per_key * 0.69 computed in double, so must we.
@@ -39,20 +40,24 @@ impl BloomPolicy {
         }
     }
 
+    #[must_use]
     pub fn bits_per_key(&self) -> u32 {
         self.bits_per_key
     }
 
     /// k, the number of bits each key sets; stored as the filter's last byte.
+    #[must_use]
     pub fn num_probes(&self) -> u8 {
         self.num_probes
     }
 
+    #[must_use]
     pub fn name(&self) -> &'static str {
         POLICY_NAME
     }
 
     /// Length in bytes of the filter for `num_keys` keys, or `None` if it exceeds the address space.
+    #[must_use]
     pub fn filter_len(&self, num_keys: usize) -> Option<usize> {
         // leveldb multiplies in 64 bits (size_t), so a filter of 2^32 bits or more is legal.
         let bits = u64::try_from(num_keys)
@@ -78,7 +83,10 @@ impl BloomPolicy {
     }
 
     /// Like [`BloomPolicy::create_filter`], but reports a filter too large to allocate instead of
-    /// panicking; `dst` is unchanged then.
+    /// panicking.
+    ///
+    /// # Errors
+    /// If the filter cannot be allocated; `dst` is unchanged then.
     pub fn try_create_filter<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
@@ -115,6 +123,7 @@ impl BloomPolicy {
     }
 
     /// Whether `key` may be in the set `filter` was built from; see [`key_may_match`].
+    #[must_use]
     pub fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
         key_may_match(key, filter)
     }
@@ -123,6 +132,7 @@ impl BloomPolicy {
 /// leveldb's `KeyMayMatch`: false only if `key` is certainly not in the set `filter` was built
 /// from. It reads k from the filter itself, so it needs no policy, and it answers exactly as
 /// leveldb does for any bytes, corrupt ones included.
+#[must_use]
 pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
     let Some((&k, array)) = filter.split_last() else {
         return false;

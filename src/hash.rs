@@ -4,6 +4,7 @@
 const BLOOM_SEED: u32 = 0xbc9f1d34;
 
 /// leveldb's `Hash(data, n, seed)`: a Murmur-like hash over little-endian 32-bit words.
+#[must_use]
 pub fn hash(data: &[u8], seed: u32) -> u32 {
     const M: u32 = 0xc6a4a793;
     const R: u32 = 24;
@@ -30,6 +31,7 @@ pub fn hash(data: &[u8], seed: u32) -> u32 {
 }
 
 /// leveldb's `BloomHash(key)`.
+#[must_use]
 pub fn bloom_hash(key: &[u8]) -> u32 {
     hash(key, BLOOM_SEED)
 }

@@ -1,0 +1,77 @@
+//! Reader for the reference vectors in vectors/ (format: vectors/README.md), for the Rust tests.
+
+use std::path::Path;
+
+/// One `filter` or `match` record with the key and probe sets current at that point.
+pub struct Record<'a> {
+    /// `Some(bits_per_key)` for a `filter` record (built by leveldb from `keys`), `None` for `match`.
+    pub bits_per_key: Option<u32>,
+    pub keys: &'a [Vec<u8>],
+    pub probes: &'a [Vec<u8>],
+    pub filter: Vec<u8>,
+    /// leveldb's `KeyMayMatch` for each probe.
+    pub answers: Vec<bool>,
+}
+
+fn hex(field: &str) -> Vec<u8> {
+    if field == "-" {
+        return Vec::new();
+    }
+    assert!(field.len() % 2 == 0, "odd hex field");
+    (0..field.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&field[i..i + 2], 16).expect("hex digit"))
+        .collect()
+}
+
+/// Calls `check` on every record of `vectors/<name>` and returns how many there were.
+pub fn for_each_record(name: &str, mut check: impl FnMut(&Record<'_>)) -> usize {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("vectors")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("vector file readable");
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("leveldb-bloom vectors v1"));
+    let (mut keys, mut probes) = (Vec::new(), Vec::new());
+    let mut records = 0;
+    while let Some(line) = lines.next() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let mut list = |count: &str| -> Vec<Vec<u8>> {
+            let n: usize = count.parse().expect("count");
+            (0..n)
+                .map(|_| hex(lines.next().expect("list line")))
+                .collect()
+        };
+        let (bits_per_key, filter, answers) = match fields.as_slice() {
+            [comment, ..] if comment.starts_with('#') => continue,
+            ["keys", n] => {
+                keys = list(n);
+                continue;
+            }
+            ["probes", n] => {
+                probes = list(n);
+                continue;
+            }
+            ["filter", bpk, filter, answers] => {
+                (Some(bpk.parse().expect("bpk")), *filter, *answers)
+            }
+            ["match", filter, answers] => (None, *filter, *answers),
+            _ => panic!("malformed vector line: {line:.80}"),
+        };
+        let answers: Vec<bool> = if answers == "-" {
+            Vec::new()
+        } else {
+            answers.bytes().map(|b| b == b'1').collect()
+        };
+        assert_eq!(answers.len(), probes.len(), "one answer per probe");
+        check(&Record {
+            bits_per_key,
+            keys: &keys,
+            probes: &probes,
+            filter: hex(filter),
+            answers,
+        });
+        records += 1;
+    }
+    records
+}
