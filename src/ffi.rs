@@ -399,3 +399,76 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_boundary_turns_a_panic_into_the_documented_result() {
+        let answer: u8 = ffi_boundary!(1, {
+            if answer_is_computed() {
+                panic!("a bug inside an export");
+            }
+            0
+        });
+        assert_eq!(answer, 1);
+    }
+
+    fn answer_is_computed() -> bool {
+        true
+    }
+
+    // The C tests cover every bad-input row; these few run the same paths under `cargo miri test`.
+    #[test]
+    fn bad_pointers_get_documented_results() {
+        let policy = leveldb_filterpolicy_create_bloom(10);
+        let key = b"key";
+        let keys = [key.as_ptr().cast::<c_char>(), ptr::null()];
+        let lens = [key.len(), 1];
+        let mut len = 7;
+        unsafe {
+            assert!(
+                leveldb_filterpolicy_create_filter(
+                    policy,
+                    keys.as_ptr(),
+                    lens.as_ptr(),
+                    2,
+                    &mut len
+                )
+                .is_null()
+            );
+            assert_eq!(len, 0);
+            let filter = leveldb_filterpolicy_create_filter(
+                policy,
+                keys.as_ptr(),
+                lens.as_ptr(),
+                1,
+                &mut len,
+            );
+            assert!(!filter.is_null());
+            assert_eq!(
+                leveldb_filterpolicy_key_may_match(policy, key.as_ptr().cast(), 3, filter, len),
+                1
+            );
+            assert_eq!(
+                leveldb_filterpolicy_key_may_match(policy, ptr::null(), 3, filter, len),
+                1
+            );
+            assert_eq!(
+                leveldb_filterpolicy_key_may_match(
+                    ptr::null(),
+                    key.as_ptr().cast(),
+                    3,
+                    filter,
+                    len
+                ),
+                1
+            );
+            leveldb_free(filter.cast());
+            leveldb_filterpolicy_destroy(policy);
+            leveldb_filterpolicy_destroy(ptr::null_mut());
+        }
+        assert!(leveldb_filterpolicy_create_bloom(-1).is_null());
+    }
+}
