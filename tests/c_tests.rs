@@ -25,13 +25,11 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// target/<profile>, where cargo leaves libleveldb_bloom.a and .so: this test runs from its deps/.
+/// target/<profile>/deps, where `cargo test` leaves the libleveldb_bloom.a and .so it built for
+/// this run (only `cargo build` copies them up to target/<profile>), next to this test.
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf()
+    exe.parent().expect("target/<profile>/deps").to_path_buf()
 }
 
 fn compiler_for(source: &Path) -> &'static str {
