@@ -3,8 +3,9 @@ running a test through each way key_may_match_many can answer."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List, NamedTuple, Optional
+from typing import NamedTuple
 
 import pytest
 
@@ -18,11 +19,11 @@ HEADER = REPO_ROOT / "include" / "leveldb_bloom.h"
 class Record(NamedTuple):
     """One line of vectors/*.txt (format: vectors/README.md) with the key and probe sets in force."""
 
-    bits_per_key: Optional[int]  # None for a `match` record (arbitrary filter bytes)
-    keys: List[bytes]
+    bits_per_key: int | None  # None for a `match` record (arbitrary filter bytes)
+    keys: list[bytes]
     filter: bytes
-    probes: List[bytes]
-    answers: List[bool]
+    probes: list[bytes]
+    answers: list[bool]
 
 
 def _unhex(field: str) -> bytes:
@@ -32,8 +33,8 @@ def _unhex(field: str) -> bytes:
 def read_vectors(name: str) -> Iterator[Record]:
     lines = iter((VECTORS / name).read_text(encoding="ascii").split("\n"))
     assert next(lines) == "leveldb-bloom vectors v1"
-    keys: List[bytes] = []
-    probes: List[bytes] = []
+    keys: list[bytes] = []
+    probes: list[bytes] = []
     for line in lines:
         if not line or line.startswith("#"):
             continue

@@ -166,4 +166,3 @@ def test_close_waits_for_running_calls():
     assert handle
     policy._release()
     assert policy._handle is None  # freed when the last call ends
-

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import ctypes
 
-from leveldb_bloom import BloomFilterPolicy, _native
 from conftest import read_vectors
 from test_vectors import wrapped
+
+from leveldb_bloom import BloomFilterPolicy, _native
 
 # As in _native.Library, except for pointers the stand-in reads as addresses: a c_char_p argument
 # would reach Python as bytes cut at the first zero byte.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import doctest
 import re
 
-import leveldb_bloom
 from conftest import REPO_ROOT
+
+import leveldb_bloom
 
 
 def test_readme_python_examples(capsys):
@@ -14,7 +15,7 @@ def test_readme_python_examples(capsys):
     blocks = re.findall(r"^```python\n(.*?)^```$", readme, flags=re.DOTALL | re.MULTILINE)
     assert blocks, "README.md has no ```python block"
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {"__name__": "__main__"})
+        exec(compile(block, "README.md", "exec"), {"__name__": "__main__"})  # noqa: S102
     assert capsys.readouterr().out == "leveldb.BuiltinBloomFilter2\n[True, False, True]\n"
 
 

@@ -11,8 +11,8 @@ leaking the filter on purpose, shows that the measurement does see such a leak (
 
 from __future__ import annotations
 
-import gc
 import ctypes
+import gc
 import os
 import sys
 

@@ -3,17 +3,17 @@ byte-identical, every probe answered as leveldb answered it."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from typing import Callable
 
 import pytest
+from conftest import read_vectors
 
 from leveldb_bloom import BloomFilterPolicy
-from conftest import read_vectors
 
 # Each record takes its keys and filter in one of the accepted types, in turn, so every type goes
 # through the vectors: bytes, bytearray and a writable memoryview without a copy, a read-only
 # memoryview with one.
-WRAPPERS: List[Callable[[bytes], object]] = [
+WRAPPERS: list[Callable[[bytes], object]] = [
     bytes,
     bytearray,
     lambda b: memoryview(bytearray(b)),
@@ -26,7 +26,7 @@ def wrapped(index: int, data: bytes) -> object:
 
 
 def test_build_vectors(many_path):
-    policies: Dict[int, BloomFilterPolicy] = {}
+    policies: dict[int, BloomFilterPolicy] = {}
     records = 0
     for i, record in enumerate(read_vectors("build.txt")):
         policy = policies.setdefault(record.bits_per_key, BloomFilterPolicy(record.bits_per_key))

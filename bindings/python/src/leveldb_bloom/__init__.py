@@ -25,7 +25,8 @@ from __future__ import annotations
 import ctypes
 import operator
 import threading
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from collections.abc import Iterable, Sequence
+from typing import Union
 
 from . import _native
 from ._native import LibraryNotFoundError
@@ -36,7 +37,7 @@ BytesLike = Union[bytes, bytearray, memoryview]
 
 # What ctypes passes for a char* argument (bytes, a c_char array over a buffer, or NULL for an
 # empty one), with the length in bytes.
-_CBytes = Tuple[Union[bytes, ctypes.Array, None], int]
+_CBytes = tuple[Union[bytes, ctypes.Array, None], int]
 
 
 def _c_bytes(obj: BytesLike, what: str) -> _CBytes:
@@ -60,13 +61,13 @@ def _c_bytes(obj: BytesLike, what: str) -> _CBytes:
     return (ctypes.c_char * view.nbytes).from_buffer(view.cast("B")), view.nbytes
 
 
-def _c_keys(keys: Iterable[BytesLike]) -> List[_CBytes]:
+def _c_keys(keys: Iterable[BytesLike]) -> list[_CBytes]:
     if isinstance(keys, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"keys must be an iterable of byte strings, not one {type(keys).__name__}")
     return [_c_bytes(key, "each key") for key in keys]
 
 
-def _c_key_arrays(keys: List[_CBytes]):
+def _c_key_arrays(keys: list[_CBytes]):
     """The ``const char* const*`` and ``const size_t*`` arrays for ``keys`` (which must outlive
     them: the arrays point into the keys' buffers)."""
     pointers = (ctypes.c_char_p * len(keys))(
@@ -87,7 +88,7 @@ class BloomFilterPolicy:
     def __init__(self, bits_per_key: int):
         # Set first, so that close() and __del__ work even if the checks below raise.
         self._lock = threading.Lock()
-        self._handle: Optional[_native.PolicyPointer] = None
+        self._handle: _native.PolicyPointer | None = None
         self._closed = True
         self._users = 0
         bits_per_key = operator.index(bits_per_key)  # TypeError for float, str, ...
@@ -131,7 +132,7 @@ class BloomFilterPolicy:
     def __del__(self) -> None:
         self.close()
 
-    def __enter__(self) -> "BloomFilterPolicy":
+    def __enter__(self) -> BloomFilterPolicy:  # noqa: PYI034 (typing.Self is 3.11+)
         if self._closed:
             raise ValueError("BloomFilterPolicy is closed")
         return self
@@ -194,7 +195,7 @@ class BloomFilterPolicy:
         finally:
             self._release()
 
-    def key_may_match_many(self, keys: Sequence[BytesLike], filter: BytesLike) -> List[bool]:
+    def key_may_match_many(self, keys: Sequence[BytesLike], filter: BytesLike) -> list[bool]:
         """``[key_may_match(key, filter) for key in keys]`` in one C call when the library has
         the batch query, else key by key."""
         filter_data, filter_length = _c_bytes(filter, "filter")

@@ -14,8 +14,8 @@ import ctypes
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import List, Mapping, Optional
 
 ENV_VAR = "LEVELDB_BLOOM_LIBRARY"
 
@@ -38,7 +38,7 @@ class LibraryNotFoundError(OSError):
     """leveldb-bloom's shared library is not where this package looks for it."""
 
 
-def repo_root(start: Path) -> Optional[Path]:
+def repo_root(start: Path) -> Path | None:
     """The leveldb-bloom checkout containing ``start``, if any: the nearest ancestor whose
     Cargo.toml is this crate's (another project's Cargo.toml further up is not ours)."""
     for directory in [start, *start.parents]:
@@ -53,7 +53,7 @@ def repo_root(start: Path) -> Optional[Path]:
 
 def candidate_paths(
     environ: Mapping[str, str] = os.environ, package_dir: Path = PACKAGE_DIR
-) -> List[Path]:
+) -> list[Path]:
     """Every path where the library is looked for, in order."""
     explicit = environ.get(ENV_VAR)
     if explicit:
@@ -77,12 +77,14 @@ def find_library(environ: Mapping[str, str] = os.environ, package_dir: Path = PA
     else:
         where = f"Tried ({ENV_VAR} is not set):\n{tried}\n"
         if repo_root(package_dir) is None:
-            where += "  (not running from a leveldb-bloom checkout, so no cargo build output to try)\n"
+            where += (
+                "  (not running from a leveldb-bloom checkout, so no cargo build output to try)\n"
+            )
     raise LibraryNotFoundError(
         f"leveldb-bloom's shared library ({LIBRARY_FILE}) was not found.\n{where}"
         "To fix: build it with `cargo build --release` in the leveldb-bloom repository and set "
-        f"{ENV_VAR} to target/release/{LIBRARY_FILE} (or run from the checkout), or copy the "
-        f"library into the package directory ({package_dir}) and reinstall."
+        f"{ENV_VAR} to target/release/{LIBRARY_FILE} (or run from the checkout), or put a "
+        f"copy at {package_dir / LIBRARY_FILE}."
     )
 
 
@@ -156,7 +158,7 @@ class Library:
 
 
 _lock = threading.Lock()
-_library: Optional[Library] = None
+_library: Library | None = None
 
 
 def library() -> Library:
