@@ -1,8 +1,12 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
 //! statically and dynamically, runs it and requires its "N passed, 0 failed" line.
 
+mod paths;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use paths::{lib_dir, root};
 
 /// What Rust's standard library needs from the system when linked statically (see README).
 const NATIVE_STATIC_LIBS: &[&str] = &[
@@ -19,17 +23,6 @@ const NATIVE_STATIC_LIBS: &[&str] = &[
 enum Link {
     Static,
     Shared,
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// target/<profile>/deps, where `cargo test` leaves the libleveldb_bloom.a and .so it built for
-/// this run (only `cargo build` copies them up to target/<profile>), next to this test.
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent().expect("target/<profile>/deps").to_path_buf()
 }
 
 fn compiler_for(source: &Path) -> &'static str {

@@ -1,0 +1,219 @@
+"""LevelDB's built-in bloom filter (``leveldb.BuiltinBloomFilter2``) from Python, byte-identical to
+leveldb 1.23, through leveldb-bloom's C ABI (ctypes: no compiler needed).
+
+    >>> from leveldb_bloom import BloomFilterPolicy
+    >>> with BloomFilterPolicy(10) as policy:
+    ...     bloom = policy.create_filter([b"apple", b"banana"])
+    ...     policy.key_may_match(b"apple", bloom)
+    True
+
+Keys and filters are ``bytes``, ``bytearray`` or ``memoryview``; the bytes used are always
+``bytes(obj)``. ``bytes`` and writable contiguous buffers (a ``bytearray``, a memoryview of one)
+are passed to C without a copy; a read-only or non-contiguous memoryview is copied first. Any
+other type, ``str`` included, raises TypeError.
+
+A policy is immutable, so any number of threads may use one at once (ctypes releases the GIL
+during each C call). ``close()`` (or leaving a ``with`` block, or the object being garbage
+collected) frees it; calls already running finish first, later ones raise ValueError.
+
+The shared library is looked for as ``leveldb_bloom._native`` describes: ``LEVELDB_BLOOM_LIBRARY``
+if set, else a copy installed with the package, else cargo's build output in the checkout.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Union
+
+from . import _native
+from ._native import LibraryNotFoundError
+
+__all__ = ["BloomFilterPolicy", "LibraryNotFoundError"]
+
+BytesLike = Union[bytes, bytearray, memoryview]
+
+# What ctypes passes for a char* argument (bytes, a c_char array over a buffer, or NULL for an
+# empty one), with the length in bytes.
+_CBytes = tuple[Union[bytes, ctypes.Array, None], int]
+
+
+def _c_bytes(obj: BytesLike, what: str) -> _CBytes:
+    """``obj`` as a char* argument and its length; the bytes are ``bytes(obj)``."""
+    if isinstance(obj, bytes):
+        return obj, len(obj)  # ctypes passes a pointer into the bytes object itself
+    if isinstance(obj, bytearray):
+        view = memoryview(obj)
+    elif isinstance(obj, memoryview):
+        view = obj
+    else:
+        raise TypeError(f"{what} must be bytes, bytearray or memoryview, not {type(obj).__name__}")
+    if view.nbytes == 0:
+        return None, 0  # the C ABI reads NULL with length 0 as the empty string
+    if view.readonly or not view.c_contiguous:
+        # ctypes can only point into writable contiguous buffers; tobytes() is bytes(view).
+        data = view.tobytes()
+        return data, len(data)
+    # Any format and shape, as its raw bytes in order. While the array exists the buffer stays
+    # exported, so a bytearray cannot be resized under the C call.
+    return (ctypes.c_char * view.nbytes).from_buffer(view.cast("B")), view.nbytes
+
+
+def _c_keys(keys: Iterable[BytesLike]) -> list[_CBytes]:
+    if isinstance(keys, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"keys must be an iterable of byte strings, not one {type(keys).__name__}")
+    return [_c_bytes(key, "each key") for key in keys]
+
+
+def _c_key_arrays(keys: list[_CBytes]):
+    """The ``const char* const*`` and ``const size_t*`` arrays for ``keys`` (which must outlive
+    them: the arrays point into the keys' buffers)."""
+    pointers = (ctypes.c_char_p * len(keys))(
+        *(
+            data if data is None or isinstance(data, bytes) else ctypes.cast(data, ctypes.c_char_p)
+            for data, _ in keys
+        )
+    )
+    lengths = (ctypes.c_size_t * len(keys))(*(length for _, length in keys))
+    return pointers, lengths
+
+
+class BloomFilterPolicy:
+    """leveldb's ``NewBloomFilterPolicy(bits_per_key)``: builds filters byte-identical to
+    leveldb 1.23's and answers ``KeyMayMatch`` exactly as leveldb does, corrupt filters included.
+    """
+
+    def __init__(self, bits_per_key: int):
+        # Set first, so that close() and __del__ work even if the checks below raise.
+        self._lock = threading.Lock()
+        self._handle: _native.PolicyPointer | None = None
+        self._closed = True
+        self._users = 0
+        bits_per_key = operator.index(bits_per_key)  # TypeError for float, str, ...
+        if not 0 <= bits_per_key <= _native.INT_MAX:
+            raise ValueError(f"bits_per_key must be in 0..{_native.INT_MAX}, not {bits_per_key}")
+        self._lib = _native.library()
+        handle = self._lib.create_bloom(bits_per_key)
+        if not handle:
+            raise MemoryError("leveldb_filterpolicy_create_bloom returned NULL")
+        self._handle, self._closed = handle, False
+        self._bits_per_key = bits_per_key
+
+    # Every C call holds the policy as a "user": close() from another thread waits for them to
+    # end before freeing it (freeing it under a running call would crash the interpreter).
+    def _acquire(self) -> _native.PolicyPointer:
+        with self._lock:
+            if self._closed:
+                raise ValueError("BloomFilterPolicy is closed")
+            self._users += 1
+            return self._handle
+
+    def _release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            self._destroy_if_unused()
+
+    def _destroy_if_unused(self) -> None:
+        if self._closed and self._users == 0 and self._handle is not None:
+            self._lib.destroy(self._handle)
+            self._handle = None
+
+    def close(self) -> None:
+        """Frees the policy (once calls still running end). Calling it again does nothing."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before anything was allocated
+            return
+        with lock:
+            self._closed = True
+            self._destroy_if_unused()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __enter__(self) -> BloomFilterPolicy:  # noqa: PYI034 (typing.Self is 3.11+)
+        if self._closed:
+            raise ValueError("BloomFilterPolicy is closed")
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def bits_per_key(self) -> int:
+        return self._bits_per_key
+
+    def __repr__(self) -> str:
+        state = ", closed" if self._closed else ""
+        return f"BloomFilterPolicy({self._bits_per_key}{state})"
+
+    @property
+    def name(self) -> str:
+        """The name leveldb stores with filters: ``"leveldb.BuiltinBloomFilter2"``."""
+        handle = self._acquire()
+        try:
+            return self._lib.name(handle).decode("ascii")
+        finally:
+            self._release()
+
+    def create_filter(self, keys: Iterable[BytesLike]) -> bytes:
+        """The filter leveldb's ``CreateFilter`` builds for ``keys`` (in order, duplicates kept)."""
+        c_keys = _c_keys(keys)
+        if len(c_keys) > _native.INT_MAX:
+            raise ValueError(f"at most {_native.INT_MAX} keys fit in one filter")
+        pointers, lengths = _c_key_arrays(c_keys)
+        filter_length = ctypes.c_size_t()
+        handle = self._acquire()
+        try:
+            built = self._lib.create_filter(
+                handle, pointers, lengths, len(c_keys), ctypes.byref(filter_length)
+            )
+        finally:
+            self._release()
+        if not built:
+            raise MemoryError(f"no memory for a filter over {len(c_keys)} keys")
+        try:
+            return ctypes.string_at(built, filter_length.value)
+        finally:
+            self._lib.free(built)
+
+    def key_may_match(self, key: BytesLike, filter: BytesLike) -> bool:
+        """False only if ``key`` is certainly not in the set ``filter`` was built from; exactly
+        leveldb's ``KeyMayMatch``, for any filter bytes."""
+        key_data, key_length = _c_bytes(key, "key")
+        filter_data, filter_length = _c_bytes(filter, "filter")
+        handle = self._acquire()
+        try:
+            return bool(
+                self._lib.key_may_match(handle, key_data, key_length, filter_data, filter_length)
+            )
+        finally:
+            self._release()
+
+    def key_may_match_many(self, keys: Sequence[BytesLike], filter: BytesLike) -> list[bool]:
+        """``[key_may_match(key, filter) for key in keys]`` in one C call when the library has
+        the batch query, else key by key."""
+        filter_data, filter_length = _c_bytes(filter, "filter")
+        c_keys = _c_keys(keys)
+        if not c_keys:
+            return []
+        batch = self._lib.key_may_match_batch
+        handle = self._acquire()
+        try:
+            if batch is None:
+                one = self._lib.key_may_match
+                return [
+                    bool(one(handle, data, length, filter_data, filter_length))
+                    for data, length in c_keys
+                ]
+            pointers, lengths = _c_key_arrays(c_keys)
+            results = (ctypes.c_uint8 * len(c_keys))()
+            batch(handle, pointers, lengths, len(c_keys), filter_data, filter_length, results)
+            return [bool(result) for result in results]
+        finally:
+            self._release()

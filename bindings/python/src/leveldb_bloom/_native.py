@@ -1,0 +1,170 @@
+"""Finding and loading leveldb-bloom's shared library, with a prototype for every C function used.
+
+Where the library is looked for, in order:
+
+1. the path in the environment variable ``LEVELDB_BLOOM_LIBRARY``, if it is set (then nowhere else);
+2. a copy installed with this package (``leveldb_bloom/libleveldb_bloom.so`` next to this file);
+3. cargo's build output, when the package runs from a leveldb-bloom checkout:
+   ``target/release`` then ``target/debug`` under the repository root.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+ENV_VAR = "LEVELDB_BLOOM_LIBRARY"
+
+if sys.platform == "win32":
+    LIBRARY_FILE = "leveldb_bloom.dll"
+elif sys.platform == "darwin":
+    LIBRARY_FILE = "libleveldb_bloom.dylib"
+else:
+    LIBRARY_FILE = "libleveldb_bloom.so"
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+#: The largest ``int`` in C: the limit on bits_per_key and on the number of keys in one filter.
+INT_MAX = 2**31 - 1
+
+BATCH_SYMBOL = "leveldb_filterpolicy_key_may_match_batch"
+
+
+class LibraryNotFoundError(OSError):
+    """leveldb-bloom's shared library is not where this package looks for it."""
+
+
+def repo_root(start: Path) -> Path | None:
+    """The leveldb-bloom checkout containing ``start``, if any: the nearest ancestor whose
+    Cargo.toml is this crate's (another project's Cargo.toml further up is not ours)."""
+    for directory in [start, *start.parents]:
+        manifest = directory / "Cargo.toml"
+        try:
+            if 'name = "leveldb-bloom"' in manifest.read_text(encoding="utf-8"):
+                return directory
+        except OSError:
+            continue
+    return None
+
+
+def candidate_paths(
+    environ: Mapping[str, str] = os.environ, package_dir: Path = PACKAGE_DIR
+) -> list[Path]:
+    """Every path where the library is looked for, in order."""
+    explicit = environ.get(ENV_VAR)
+    if explicit:
+        return [Path(explicit)]
+    candidates = [package_dir / LIBRARY_FILE]
+    root = repo_root(package_dir)
+    if root is not None:
+        candidates += [root / "target" / profile / LIBRARY_FILE for profile in ("release", "debug")]
+    return candidates
+
+
+def find_library(environ: Mapping[str, str] = os.environ, package_dir: Path = PACKAGE_DIR) -> Path:
+    """The first existing candidate path; LibraryNotFoundError naming every path tried if none."""
+    candidates = candidate_paths(environ, package_dir)
+    for path in candidates:
+        if path.is_file():
+            return path
+    tried = "\n".join(f"  {path}" for path in candidates)
+    if environ.get(ENV_VAR):
+        where = f"{ENV_VAR} is set, so only that path was tried:\n{tried}\n"
+    else:
+        where = f"Tried ({ENV_VAR} is not set):\n{tried}\n"
+        if repo_root(package_dir) is None:
+            where += (
+                "  (not running from a leveldb-bloom checkout, so no cargo build output to try)\n"
+            )
+    raise LibraryNotFoundError(
+        f"leveldb-bloom's shared library ({LIBRARY_FILE}) was not found.\n{where}"
+        "To fix: build it with `cargo build --release` in the leveldb-bloom repository and set "
+        f"{ENV_VAR} to target/release/{LIBRARY_FILE} (or run from the checkout), or put a "
+        f"copy at {package_dir / LIBRARY_FILE}."
+    )
+
+
+class _Policy(ctypes.Structure):
+    """leveldb_filterpolicy_t, opaque: only ever handled through a pointer."""
+
+
+PolicyPointer = ctypes.POINTER(_Policy)
+
+
+def _prototype(cdll: ctypes.CDLL, name: str, restype, argtypes):
+    function = getattr(cdll, name)
+    function.restype = restype
+    function.argtypes = argtypes
+    return function
+
+
+class Library:
+    """The C functions of one loaded library, with argument and result types set (so ctypes
+    converts and checks every argument, and pointers are never truncated to int)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        cdll = ctypes.CDLL(str(path))
+        c_char_p, c_size_t = ctypes.c_char_p, ctypes.c_size_t
+        self.create_bloom = _prototype(
+            cdll, "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]
+        )
+        self.destroy = _prototype(cdll, "leveldb_filterpolicy_destroy", None, [PolicyPointer])
+        self.name = _prototype(cdll, "leveldb_filterpolicy_name", c_char_p, [PolicyPointer])
+        # The filter comes back as a void pointer, not c_char_p: ctypes would turn a c_char_p
+        # result into bytes (stopping at the first zero byte) and lose the pointer to free.
+        self.create_filter = _prototype(
+            cdll,
+            "leveldb_filterpolicy_create_filter",
+            ctypes.c_void_p,
+            [
+                PolicyPointer,
+                ctypes.POINTER(c_char_p),
+                ctypes.POINTER(c_size_t),
+                ctypes.c_int,
+                ctypes.POINTER(c_size_t),
+            ],
+        )
+        self.free = _prototype(cdll, "leveldb_free", None, [ctypes.c_void_p])
+        self.key_may_match = _prototype(
+            cdll,
+            "leveldb_filterpolicy_key_may_match",
+            ctypes.c_uint8,
+            [PolicyPointer, c_char_p, c_size_t, c_char_p, c_size_t],
+        )
+        # The batch query is newer than the rest: with an older library, answer key by key.
+        self.key_may_match_batch = (
+            _prototype(
+                cdll,
+                BATCH_SYMBOL,
+                None,
+                [
+                    PolicyPointer,
+                    ctypes.POINTER(c_char_p),
+                    ctypes.POINTER(c_size_t),
+                    c_size_t,
+                    c_char_p,
+                    c_size_t,
+                    ctypes.POINTER(ctypes.c_uint8),
+                ],
+            )
+            if hasattr(cdll, BATCH_SYMBOL)
+            else None
+        )
+
+
+_lock = threading.Lock()
+_library: Library | None = None
+
+
+def library() -> Library:
+    """The library, found and loaded on first use (so that importing the package never fails)."""
+    global _library
+    with _lock:
+        if _library is None:
+            _library = Library(find_library())
+        return _library

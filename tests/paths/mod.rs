@@ -1,0 +1,15 @@
+//! Paths for the integration tests that drive code outside Rust (C compilers, pytest).
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// target/<profile>/deps, where `cargo test` leaves the libleveldb_bloom.a and .so it built for
+/// this run (only `cargo build` copies them up to target/<profile>), next to the test executable.
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent().expect("target/<profile>/deps").to_path_buf()
+}

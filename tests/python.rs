@@ -1,0 +1,46 @@
+//! Runs the Python binding's pytest suite (bindings/python/tests) on the package's source, against
+//! the library cargo just built. Ignored when build.rs found no pytest for `python3`; CI sets
+//! LEVELDB_BLOOM_REQUIRE_PYTHON=1, which turns that into a build failure instead.
+
+mod paths;
+
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+use std::process::Command;
+
+#[test]
+#[cfg_attr(
+    not(has_pytest),
+    ignore = "python3 cannot import pytest: pip install pytest"
+)]
+fn python_binding() {
+    let library = paths::lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
+    assert!(library.is_file(), "{} is missing", library.display());
+    let package = paths::root().join("bindings/python");
+    // The source first, so that a copy pip installed earlier is not what gets tested.
+    let python_path = std::iter::once(package.join("src"))
+        .chain(
+            std::env::var_os("PYTHONPATH")
+                .iter()
+                .flat_map(std::env::split_paths),
+        )
+        .collect::<Vec<_>>();
+    let output = Command::new("python3")
+        // No .pytest_cache or __pycache__ left in the source tree.
+        .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
+        .arg(&package)
+        .env("LEVELDB_BLOOM_LIBRARY", &library)
+        .env(
+            "PYTHONPATH",
+            std::env::join_paths(python_path).expect("PYTHONPATH"),
+        )
+        .output()
+        .expect("python3 starts");
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    // Every non-zero status fails, 5 ("no tests were collected") included.
+    assert!(
+        output.status.success(),
+        "pytest failed ({}); 5 means no tests ran",
+        output.status
+    );
+}
