@@ -260,3 +260,9 @@ fn committed_vectors_regenerate_from_leveldb() {
         );
     }
 }
+
+#[test]
+fn batch_query_through_c_abi() {
+    let vectors = root().join("vectors");
+    build_and_run_both("c_tests/test_batch.c", &[vectors.to_str().unwrap()]);
+}
