@@ -107,13 +107,19 @@ impl Probes {
         }
     }
 
-    /// Whether all k probes of `hash` are set. No early exit: a mispredicted exit branch costs
-    /// more than the few probes it saves in an array that is in cache.
+    /// Whether all k probes of `hash` are set, stopping at the first clear one.
     #[inline(always)]
     fn all_set(&self, array: &[u8], hash: u32) -> bool {
-        let mut all = true;
-        self.for_each(hash, |byte, mask| all &= array[byte] & mask != 0);
-        all
+        let delta = hash.rotate_right(17);
+        let mut h = hash;
+        for _ in 0..self.k {
+            let (byte, mask) = self.probe(h);
+            if array[byte] & mask == 0 {
+                return false;
+            }
+            h = h.wrapping_add(delta);
+        }
+        true
     }
 }
 
