@@ -205,14 +205,6 @@ fn parse(filter: &[u8]) -> Result<(&[u8], Probes), bool> {
     Ok((array, Probes::new(array.len(), k)))
 }
 
-/// leveldb's `KeyMayMatch` for one key.
-pub(crate) fn may_match(key: &[u8], filter: &[u8]) -> bool {
-    match parse(filter) {
-        Err(answer) => answer,
-        Ok((array, probes)) => probes.all_set(array, bloom_hash(key)),
-    }
-}
-
 /// leveldb's `KeyMayMatch` for each key, written to `results` in order; `results` must have
 /// one slot per key.
 pub(crate) fn may_match_batch<'k, T: From<bool>>(

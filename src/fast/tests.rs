@@ -4,6 +4,10 @@
 use super::*;
 use crate::{BloomPolicy, scalar};
 
+// The integration tests' reader of leveldb's reference vectors.
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 /// The portable path and every SIMD one this CPU can run.
 fn isas() -> Vec<Isa> {
     let mut isas = vec![Isa::Portable];
@@ -55,19 +59,12 @@ fn scalar_filter(bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
     filter
 }
 
-/// Checks single and batch answers of every path for `probes` against the oracle.
+/// Checks the batch answers of every path for `probes` against the oracle.
 fn check_answers(filter: &[u8], probes: &[&[u8]]) {
     let expected: Vec<bool> = probes
         .iter()
         .map(|p| scalar::key_may_match(p, filter))
         .collect();
-    for (probe, &want) in probes.iter().zip(&expected) {
-        assert_eq!(
-            may_match(probe, filter),
-            want,
-            "single query, probe {probe:02x?}"
-        );
-    }
     for isa in isas() {
         let mut got = vec![!expected.first().copied().unwrap_or(false); probes.len()];
         may_match_batch(isa, probes.iter().copied(), filter, &mut got);
@@ -246,65 +243,23 @@ fn filters_of_2_pow_32_bits() {
     }
 }
 
-/// Parses one of leveldb's vector files (format in vectors/README.md) and checks every filter
-/// built and every answer, with every path.
+/// Checks every filter built and every answer of a vector file with every path.
 fn check_vector_file(name: &str) -> usize {
-    let path = format!("{}/vectors/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let hex = |s: &str| -> Vec<u8> {
-        if s == "-" {
-            return Vec::new();
-        }
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    };
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("leveldb-bloom vectors v1"));
-    let (mut keys, mut probes) = (Vec::new(), Vec::new());
-    let mut records = 0;
-    while let Some(line) = lines.next() {
-        let fields: Vec<&str> = line.split(' ').collect();
-        match fields[0] {
-            "#" | "" => {}
-            "keys" | "probes" => {
-                let n: usize = fields[1].parse().unwrap();
-                let list: Vec<Vec<u8>> = (0..n).map(|_| hex(lines.next().unwrap())).collect();
-                *(if fields[0] == "keys" {
-                    &mut keys
-                } else {
-                    &mut probes
-                }) = list;
+    common::for_each_record(name, |record| {
+        let keys = as_slices(record.keys);
+        if let Some(bits_per_key) = record.bits_per_key {
+            for isa in isas() {
+                let built = fast_filter(isa, bits_per_key, &keys);
+                assert!(built == record.filter, "{isa:?}: {name}");
             }
-            "filter" | "match" => {
-                let (filter, answers) = (hex(fields[fields.len() - 2]), fields[fields.len() - 1]);
-                if fields[0] == "filter" {
-                    let bits_per_key = fields[1].parse().unwrap();
-                    for isa in isas() {
-                        let built = fast_filter(isa, bits_per_key, &as_slices(&keys));
-                        assert!(built == filter, "{isa:?}: {name} record {records}");
-                    }
-                }
-                let want: Vec<bool> = match answers {
-                    "-" => Vec::new(),
-                    _ => answers.bytes().map(|b| b == b'1').collect(),
-                };
-                let probe_slices = as_slices(&probes);
-                for isa in isas() {
-                    let mut got = vec![false; probes.len()];
-                    may_match_batch(isa, probe_slices.iter().copied(), &filter, &mut got);
-                    assert_eq!(got, want, "{isa:?} batch: {name} record {records}");
-                }
-                let single: Vec<bool> =
-                    probe_slices.iter().map(|p| may_match(p, &filter)).collect();
-                assert_eq!(single, want, "single: {name} record {records}");
-                records += 1;
-            }
-            other => panic!("{name}: unexpected line {other}"),
         }
-    }
-    records
+        let probes = as_slices(record.probes);
+        for isa in isas() {
+            let mut got = vec![false; probes.len()];
+            may_match_batch(isa, probes.iter().copied(), &record.filter, &mut got);
+            assert_eq!(got, record.answers, "{isa:?} batch: {name}");
+        }
+    })
 }
 
 #[test]
