@@ -28,6 +28,10 @@
  * | create_filter | a NULL key with length 0                                | the empty key     |
  * | key_may_match | NULL policy; NULL key or filter with length > 0         | 1                 |
  * | key_may_match | any filter bytes (empty, k byte > 30, garbage)          | leveldb's answer  |
+ * | ..._batch     | NULL results, or num_keys 0                             | nothing written   |
+ * | ..._batch     | NULL policy; NULL keys or key_lengths with num_keys > 0;| every result 1    |
+ * |               | NULL filter with filter_length > 0                      |                   |
+ * | ..._batch     | a NULL key with length > 0                              | that result 1     |
  * | create        | NULL create_filter, key_may_match or name               | NULL              |
  * | destroy, free | NULL                                                    | nothing happens   |
  */

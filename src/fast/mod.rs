@@ -163,6 +163,16 @@ fn prefetch(array: &[u8], byte: usize) {
     let _ = (array, byte);
 }
 
+/// In an array past the caches, starts loading every line the probes of `hashes` touch, so the
+/// misses overlap; smaller arrays are left alone.
+fn prefetch_probes(probes: &Probes, array: &[u8], hashes: &[u32]) {
+    if array.len() >= PREFETCH_MIN_BYTES {
+        for &hash in hashes {
+            probes.for_each(hash, |byte, _| prefetch(array, byte));
+        }
+    }
+}
+
 /// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
 pub(crate) fn fill<'k>(
     isa: Isa,
@@ -171,14 +181,9 @@ pub(crate) fn fill<'k>(
     array: &mut [u8],
 ) {
     let probes = Probes::new(array.len(), k);
-    let large = array.len() >= PREFETCH_MIN_BYTES;
     let mut previous = None;
     for_each_chunk(isa, keys, |hashes| {
-        if large {
-            for &hash in hashes {
-                probes.for_each(hash, |byte, _| prefetch(array, byte));
-            }
-        }
+        prefetch_probes(&probes, array, hashes);
         for &hash in hashes {
             if previous == Some(hash) {
                 continue;
@@ -220,15 +225,10 @@ pub(crate) fn may_match_batch<'k, T: From<bool>>(
             return;
         }
     };
-    let large = array.len() >= PREFETCH_MIN_BYTES;
     let mut results = results.iter_mut();
     let mut previous = None;
     for_each_chunk(isa, keys, |hashes| {
-        if large {
-            for &hash in hashes {
-                probes.for_each(hash, |byte, _| prefetch(array, byte));
-            }
-        }
+        prefetch_probes(&probes, array, hashes);
         for &hash in hashes {
             let answer = match previous {
                 Some((h, answer)) if h == hash => answer,
