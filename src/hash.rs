@@ -1,12 +1,15 @@
 //! leveldb's 32-bit hash (`util/hash.cc`, leveldb 1.23), the only hash its bloom filter uses.
 
 /// Seed leveldb's `BloomHash` passes to `Hash`.
-const BLOOM_SEED: u32 = 0xbc9f1d34;
+pub(crate) const BLOOM_SEED: u32 = 0xbc9f1d34;
+
+/// The multiplier of leveldb's `Hash`.
+pub(crate) const MULTIPLIER: u32 = 0xc6a4a793;
 
 /// leveldb's `Hash(data, n, seed)`: a Murmur-like hash over little-endian 32-bit words.
 #[must_use]
 pub fn hash(data: &[u8], seed: u32) -> u32 {
-    const M: u32 = 0xc6a4a793;
+    const M: u32 = MULTIPLIER;
     const R: u32 = 24;
     // leveldb computes `n * m` in size_t and keeps the low 32 bits, which depend only on n's low 32 bits.
     let mut h = seed ^ (data.len() as u32).wrapping_mul(M);

@@ -12,10 +12,12 @@
 //! ```
 
 pub mod bloom;
+mod fast;
 pub mod ffi;
 pub mod hash;
+pub mod scalar;
 
-pub use bloom::{BloomPolicy, POLICY_NAME, key_may_match};
+pub use bloom::{BloomPolicy, POLICY_NAME, key_may_match, key_may_match_batch};
 
 // The README's Rust examples run as doctests, so the README cannot drift from the code.
 #[cfg(doctest)]

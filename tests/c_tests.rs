@@ -253,3 +253,20 @@ fn committed_vectors_regenerate_from_leveldb() {
         );
     }
 }
+
+#[test]
+fn batch_query_through_c_abi() {
+    let vectors = root().join("vectors");
+    build_and_run_both("c_tests/test_batch.c", &[vectors.to_str().unwrap()]);
+}
+
+/// The benchmark against leveldb (`cargo bench --bench vs_leveldb`) at tiny sizes, once: its
+/// byte-for-byte checks of every filter and answer must pass. Nothing is timed here.
+#[test]
+#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
+fn benchmark_against_leveldb_checks_pass() {
+    run(
+        &build("benches/vs_leveldb.cc", Link::Static, &["-lleveldb"]),
+        &["--smoke"],
+    );
+}

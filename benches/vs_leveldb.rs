@@ -1,0 +1,40 @@
+//! `cargo bench --bench vs_leveldb`: compiles benches/vs_leveldb.cc against the optimised
+//! library cargo just built and the system leveldb 1.23, and runs it: the side-by-side table of
+//! the README's "Speed" section. `cargo test` runs the same program in its --smoke mode.
+
+use std::path::Path;
+use std::process::{Command, exit};
+
+fn main() {
+    if !cfg!(has_leveldb) {
+        eprintln!("vs_leveldb needs the system leveldb: apt-get install libleveldb-dev");
+        exit(1);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // target/release/deps, where cargo built the library for this run, next to this runner.
+    let exe = std::env::current_exe().expect("runner path");
+    let lib_dir = exe.parent().expect("target/release/deps");
+    let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vs_leveldb");
+    // Linked shared, ours first: leveldb's C API has functions of the same names, and ours must
+    // win. Timed calls cross one library boundary on either side.
+    let status = Command::new("c++")
+        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(format!("-I{}", root.join("c_tests").display()))
+        .arg(root.join("benches/vs_leveldb.cc"))
+        .arg("-o")
+        .arg(&program)
+        .arg(format!("-L{}", lib_dir.display()))
+        .arg("-lleveldb_bloom")
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg("-lleveldb")
+        .status()
+        .expect("c++ starts");
+    assert!(status.success(), "benches/vs_leveldb.cc does not compile");
+    // Workload names pass through; cargo's own flags (--bench) are ignored by the program.
+    let status = Command::new(&program)
+        .args(std::env::args().skip(1))
+        .status()
+        .expect("benchmark starts");
+    exit(status.code().unwrap_or(1));
+}

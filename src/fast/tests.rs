@@ -1,0 +1,269 @@
+//! Every fast path, with every instruction set this CPU has and the portable one forced, against
+//! the scalar oracle and leveldb's reference vectors.
+
+use super::*;
+use crate::{BloomPolicy, scalar};
+
+// The integration tests' reader of leveldb's reference vectors.
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+/// The portable path and every SIMD one this CPU can run.
+fn isas() -> Vec<Isa> {
+    let mut isas = vec![Isa::Portable];
+    if Isa::best() != Isa::Portable {
+        isas.push(Isa::best());
+    }
+    isas
+}
+
+/// splitmix64: deterministic keys without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn key(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+fn as_slices(keys: &[Vec<u8>]) -> Vec<&[u8]> {
+    keys.iter().map(Vec::as_slice).collect()
+}
+
+fn fast_filter(isa: Isa, bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
+    let policy = BloomPolicy::new(bits_per_key);
+    let mut filter = vec![0xa5; policy.filter_len(keys.len()).unwrap()];
+    let (k, array) = filter.split_last_mut().unwrap();
+    *k = policy.num_probes();
+    array.fill(0);
+    fill(isa, policy.num_probes(), keys.iter().copied(), array);
+    filter
+}
+
+fn scalar_filter(bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
+    let policy = BloomPolicy::new(bits_per_key);
+    let mut filter = vec![0xa5; policy.filter_len(keys.len()).unwrap()];
+    scalar::fill_filter(policy.num_probes(), keys.iter().copied(), &mut filter);
+    filter
+}
+
+/// Checks the batch answers of every path for `probes` against the oracle.
+fn check_answers(filter: &[u8], probes: &[&[u8]]) {
+    let expected: Vec<bool> = probes
+        .iter()
+        .map(|p| scalar::key_may_match(p, filter))
+        .collect();
+    for isa in isas() {
+        let mut got = vec![!expected.first().copied().unwrap_or(false); probes.len()];
+        may_match_batch(isa, probes.iter().copied(), filter, &mut got);
+        assert_eq!(
+            got,
+            expected,
+            "{isa:?} batch, filter of {} bytes",
+            filter.len()
+        );
+    }
+}
+
+#[test]
+fn probe_positions_equal_64_bit_modulo() {
+    let mut rng = Rng(1);
+    let mut lens: Vec<usize> = (1..=4096).collect();
+    for shift in 3..40 {
+        let p = 1usize << shift;
+        lens.extend([p - 1, p, p + 1, p + 7]);
+    }
+    lens.extend((0..2000).map(|_| 1 + rng.below(1 << 30)));
+    let mut hashes: Vec<u32> = vec![
+        0,
+        1,
+        7,
+        8,
+        9,
+        u32::MAX,
+        u32::MAX - 7,
+        1 << 31,
+        (1 << 29) - 1,
+    ];
+    hashes.extend((0..64).map(|_| rng.next() as u32));
+    for &len in &lens {
+        let probes = Probes::new(len, 1);
+        let bits = len as u64 * 8;
+        for &h in &hashes {
+            let pos = u64::from(h) % bits;
+            let want = ((pos / 8) as usize, 1u8 << (pos % 8));
+            assert_eq!(probes.probe(h), want, "h = {h}, array of {len} bytes");
+        }
+    }
+}
+
+#[test]
+fn hashes_equal_scalar_for_every_length_and_grouping() {
+    let mut rng = Rng(2);
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    // Equal-length groups of every length 0..=100 (every tail), each a full AVX2 group and more.
+    for len in 0..=100 {
+        keys.extend((0..9).map(|_| rng.key(len)));
+    }
+    // Mixed lengths, as in a real block, and one long key among short ones (lanes would idle).
+    keys.extend((0..500).map(|_| {
+        let len = rng.below(101);
+        rng.key(len)
+    }));
+    keys.extend((0..7).map(|_| rng.key(3)));
+    keys.push(rng.key(5000));
+    keys.extend((0..7).map(|_| rng.key(17)));
+    // Tail bytes >= 0x80, where a signed read would differ.
+    keys.extend((1..8).map(|len| vec![0xff; len]));
+    let keys = as_slices(&keys);
+    let want: Vec<u32> = keys.iter().map(|k| bloom_hash(k)).collect();
+    for isa in isas() {
+        // Every count modulo the group size, and every starting offset in the list.
+        for start in 0..16 {
+            let mut got = vec![0; keys.len() - start];
+            isa.hash_keys(&keys[start..], &mut got);
+            assert_eq!(got, want[start..], "{isa:?} from key {start}");
+        }
+        for n in 0..=20 {
+            let mut got = vec![0; n];
+            isa.hash_keys(&keys[300..300 + n], &mut got);
+            assert_eq!(got, want[300..300 + n], "{isa:?}, {n} keys");
+        }
+    }
+}
+
+#[test]
+fn filters_and_answers_equal_scalar() {
+    let mut rng = Rng(3);
+    let absent: Vec<Vec<u8>> = (0..2000).map(|i| rng.key(i % 101)).collect();
+    for (num_keys, bits_per_key) in [
+        (0, 10),
+        (1, 10),
+        (7, 0),
+        (8, 1),
+        (63, 10),
+        (64, 10),
+        (65, 10),
+        (100, 10),
+        (1000, 7),
+        (1000, 45),
+        (20_000, 10),
+        // Past PREFETCH_MIN_BYTES: the prefetching pipeline.
+        (60_000, 100),
+    ] {
+        let keys: Vec<Vec<u8>> = (0..num_keys)
+            .map(|_| {
+                let len = rng.below(101);
+                rng.key(len)
+            })
+            .collect();
+        let keys = as_slices(&keys);
+        let want = scalar_filter(bits_per_key, &keys);
+        for isa in isas() {
+            assert_eq!(
+                fast_filter(isa, bits_per_key, &keys),
+                want,
+                "{isa:?}, {num_keys} keys"
+            );
+        }
+        let mut probes = keys.clone();
+        probes.extend(as_slices(&absent));
+        check_answers(&want, &probes);
+    }
+}
+
+#[test]
+fn duplicate_and_adjacent_equal_keys() {
+    let mut rng = Rng(4);
+    let distinct: Vec<Vec<u8>> = (0..300).map(|i| rng.key(i % 40)).collect();
+    let mut keys = Vec::new();
+    for (i, key) in distinct.iter().enumerate() {
+        // Runs of 1..4 equal keys, and repeats far apart.
+        keys.extend(std::iter::repeat_n(key.as_slice(), 1 + i % 4));
+        keys.push(distinct[i / 2].as_slice());
+    }
+    for bits_per_key in [1, 10, 33] {
+        let want = scalar_filter(bits_per_key, &keys);
+        for isa in isas() {
+            assert_eq!(fast_filter(isa, bits_per_key, &keys), want, "{isa:?}");
+        }
+        // Answers repeat for equal probes, members or not.
+        let mut probes = keys.clone();
+        let absent: Vec<Vec<u8>> = (0..200).map(|i| rng.key(8 + i % 3)).collect();
+        for key in &absent {
+            probes.extend([key.as_slice(); 3]);
+        }
+        check_answers(&want, &probes);
+    }
+}
+
+#[test]
+fn framing_cases_answer_as_leveldb() {
+    let keys: Vec<&[u8]> = vec![b"", b"a", b"hello world", &[0xff; 21]];
+    let mut filters: Vec<Vec<u8>> = vec![vec![], vec![0], vec![7], vec![0xff, 0xff]];
+    for k in [0, 1, 2, 29, 30, 31, 100, 255] {
+        filters.push(vec![0x00, 0x5a, 0xff, 0x13, 0x77, 0x80, 0x01, 0x02, k]);
+    }
+    for filter in &filters {
+        check_answers(filter, &keys);
+    }
+}
+
+/// Filters of 2^32 bits and more, where leveldb's probe position is the hash itself, and just
+/// under, where it wraps: 512 MiB each, so only these three.
+#[test]
+fn filters_of_2_pow_32_bits() {
+    let mut rng = Rng(5);
+    let keys: Vec<Vec<u8>> = (0..64).map(|i| rng.key(i % 30)).collect();
+    let keys = as_slices(&keys);
+    let absent: Vec<Vec<u8>> = (0..64).map(|i| rng.key(i % 30)).collect();
+    for bits_per_key in [(1 << 26) - 1, 1 << 26, (1 << 26) + 1] {
+        let want = scalar_filter(bits_per_key, &keys);
+        for isa in isas() {
+            assert!(
+                fast_filter(isa, bits_per_key, &keys) == want,
+                "{isa:?}, {bits_per_key}"
+            );
+        }
+        let mut probes = keys.clone();
+        probes.extend(as_slices(&absent));
+        check_answers(&want, &probes);
+    }
+}
+
+/// Checks every filter built and every answer of a vector file with every path.
+fn check_vector_file(name: &str) -> usize {
+    common::for_each_record(name, |record| {
+        let keys = as_slices(record.keys);
+        if let Some(bits_per_key) = record.bits_per_key {
+            for isa in isas() {
+                let built = fast_filter(isa, bits_per_key, &keys);
+                assert!(built == record.filter, "{isa:?}: {name}");
+            }
+        }
+        let probes = as_slices(record.probes);
+        for isa in isas() {
+            let mut got = vec![false; probes.len()];
+            may_match_batch(isa, probes.iter().copied(), &record.filter, &mut got);
+            assert_eq!(got, record.answers, "{isa:?} batch: {name}");
+        }
+    })
+}
+
+#[test]
+fn reference_vectors() {
+    assert!(check_vector_file("build.txt") > 100);
+    assert!(check_vector_file("match.txt") > 1000);
+}
