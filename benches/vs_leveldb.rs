@@ -34,6 +34,8 @@ fn main() {
     // Workload names pass through; cargo's own flags (--bench) are ignored by the program.
     let status = Command::new(&program)
         .args(std::env::args().skip(1))
+        // cargo's LD_LIBRARY_PATH may name an older copy of the library: use the rpath's.
+        .env_remove("LD_LIBRARY_PATH")
         .status()
         .expect("benchmark starts");
     exit(status.code().unwrap_or(1));

@@ -83,6 +83,9 @@ fn build(source: &str, link: Link, extra_libs: &[&str]) -> PathBuf {
 fn run(exe: &Path, args: &[&str]) {
     let output = Command::new(exe)
         .args(args)
+        // cargo's LD_LIBRARY_PATH names target/<profile>, where `cargo build` may have left an
+        // older copy of the library: the programs must load the one their rpath names.
+        .env_remove("LD_LIBRARY_PATH")
         .output()
         .expect("test program starts");
     let stdout = String::from_utf8_lossy(&output.stdout);
