@@ -12,6 +12,8 @@
 //! ```
 
 pub mod bloom;
+pub mod core_ffi;
+#[cfg(feature = "leveldb-c-api")]
 pub mod ffi;
 pub mod hash;
 

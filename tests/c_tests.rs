@@ -120,10 +120,22 @@ fn build_and_run_both(source: &str, args: &[&str]) {
     }
 }
 
+fn vectors_dir() -> String {
+    root()
+        .join("vectors")
+        .to_str()
+        .expect("UTF-8 path")
+        .to_owned()
+}
+
 #[test]
 fn vectors_through_c_abi() {
-    let vectors = root().join("vectors");
-    build_and_run_both("c_tests/test_vectors.c", &[vectors.to_str().unwrap()]);
+    build_and_run_both("c_tests/test_vectors.c", &[&vectors_dir()]);
+}
+
+#[test]
+fn core_abi_vectors_and_bad_input() {
+    build_and_run_both("c_tests/test_core_abi.c", &[&vectors_dir()]);
 }
 
 #[test]
