@@ -6,26 +6,14 @@
 //!
 //! Needs cmake (found by build.rs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot be skipped).
 
-use std::path::{Path, PathBuf};
+mod cmake_support;
+
+use std::path::Path;
 use std::process::Command;
 
+use cmake_support::{cmake_build, dynamic_section, root, run};
+
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `cmd`, requires success, returns its standard output.
-fn run(cmd: &mut Command) -> String {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    print!("{stdout}");
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
-    stdout
-}
 
 /// A shell command line, for the pkg-config builds, which need `$(...)` as users type them.
 fn sh(script: &str, dir: &Path, prefix: &Path) -> String {
@@ -33,11 +21,6 @@ fn sh(script: &str, dir: &Path, prefix: &Path) -> String {
         .args(["-ec", script])
         .current_dir(dir)
         .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig")))
-}
-
-/// `readelf -d`: the dynamic section, with NEEDED and SONAME entries.
-fn dynamic_section(file: &Path) -> String {
-    run(Command::new("readelf").arg("-d").arg(file))
 }
 
 fn needs_our_library(program: &Path) -> bool {
@@ -90,31 +73,14 @@ fn configure_build_ctest_install_and_consume() {
     let build = work.join("build");
     let prefix = work.join("prefix");
     let consumer = work.join("consumer");
-    // Fresh every run, all but cargo's own target folder, which only makes reruns quicker.
-    for dir in [&build, &prefix, &consumer] {
+    // Fresh every run.
+    for dir in [&prefix, &consumer] {
         let _ = std::fs::remove_dir_all(dir);
     }
     std::fs::create_dir_all(&consumer).expect("consumer folder");
-    let cargo: PathBuf = std::env::var_os("CARGO")
-        .unwrap_or_else(|| "cargo".into())
-        .into();
 
     // This project: configure, build, test.
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(root())
-        .arg("-B")
-        .arg(&build)
-        .arg("-DCMAKE_BUILD_TYPE=Release")
-        .arg(format!("-DCARGO_EXECUTABLE={}", cargo.display()))
-        .arg(format!(
-            "-DLEVELDB_BLOOM_CARGO_TARGET_DIR={}",
-            work.join("cargo").display()
-        )));
-    run(Command::new("cmake")
-        .arg("--build")
-        .arg(&build)
-        .arg("--parallel"));
+    cmake_build(&build, &[]);
     run(Command::new("ctest")
         .arg("--test-dir")
         .arg(&build)
