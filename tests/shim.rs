@@ -209,6 +209,21 @@ fn assert_same_tables(stock: &Path, shim: &Path) {
     }
 }
 
+/// Writes a database through each of `apis` with stock leveldb, and again with the shim linked as
+/// `build` (and preloaded when `preload`): the tables must be the same.
+fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], preload: bool) {
+    let dir = dbs(test);
+    for api in apis {
+        let (stock, shim) = (
+            dir.join(format!("stock-{api}")),
+            dir.join(format!("shim-{api}")),
+        );
+        write_stock(&stock, api);
+        write_with_shim(build, &shim, api, preload);
+        assert_same_tables(&stock, &shim);
+    }
+}
+
 /// Runs `shim_db read`: every key found, no absent key found.
 fn read(build: Build, db: &Path, preload: bool) -> Option<ShimUse> {
     run_program(build, &[Path::new("read"), db], preload)
@@ -278,10 +293,7 @@ fn shim_libraries_leave_leveldb_c_api_alone() {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn cxx_api_preloaded_shim_writes_stock_tables() {
-    let dir = dbs("cxx-preload");
-    write_stock(&dir.join("stock"), "cxx");
-    write_with_shim(Build::Dynamic, &dir.join("shim"), "cxx", true);
-    assert_same_tables(&dir.join("stock"), &dir.join("shim"));
+    assert_writes_stock_tables("cxx-preload", Build::Dynamic, &["cxx"], true);
 }
 
 #[test]
@@ -290,10 +302,7 @@ fn cxx_api_preloaded_shim_writes_stock_tables() {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn c_api_preloaded_shim_writes_stock_tables() {
-    let dir = dbs("c-preload");
-    write_stock(&dir.join("stock"), "c");
-    write_with_shim(Build::Dynamic, &dir.join("shim"), "c", true);
-    assert_same_tables(&dir.join("stock"), &dir.join("shim"));
+    assert_writes_stock_tables("c-preload", Build::Dynamic, &["c"], true);
 }
 
 #[test]
@@ -321,16 +330,7 @@ fn shim_and_stock_read_each_others_databases() {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn static_shim_ahead_of_libleveldb_a_writes_stock_tables() {
-    let dir = dbs("static-ahead");
-    for api in ["cxx", "c"] {
-        let (stock, shim) = (
-            dir.join(format!("stock-{api}")),
-            dir.join(format!("shim-{api}")),
-        );
-        write_stock(&stock, api);
-        write_with_shim(Build::StaticAhead, &shim, api, false);
-        assert_same_tables(&stock, &shim);
-    }
+    assert_writes_stock_tables("static-ahead", Build::StaticAhead, &["cxx", "c"], false);
 }
 
 #[test]
@@ -339,14 +339,10 @@ fn static_shim_ahead_of_libleveldb_a_writes_stock_tables() {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn shim_in_place_of_bloom_cc_writes_stock_tables() {
-    let dir = dbs("without-bloom-cc");
-    for api in ["cxx", "c"] {
-        let (stock, shim) = (
-            dir.join(format!("stock-{api}")),
-            dir.join(format!("shim-{api}")),
-        );
-        write_stock(&stock, api);
-        write_with_shim(Build::WithoutBloomCc, &shim, api, false);
-        assert_same_tables(&stock, &shim);
-    }
+    assert_writes_stock_tables(
+        "without-bloom-cc",
+        Build::WithoutBloomCc,
+        &["cxx", "c"],
+        false,
+    );
 }
