@@ -91,7 +91,11 @@ fn configure_build_ctest_install_and_consume() {
         .arg("-N"));
     let mut registered: Vec<String> = listed
         .lines()
-        .filter_map(|line| line.trim_start().strip_prefix("Test #")?.split_once(": "))
+        .filter_map(|line| {
+            // "  Test  #1: name", padded to the width of the largest number.
+            let numbered = line.trim_start().strip_prefix("Test")?.trim_start();
+            numbered.strip_prefix('#')?.split_once(": ")
+        })
         .map(|(_, name)| name.trim().to_owned())
         .collect();
     registered.sort();
