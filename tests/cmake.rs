@@ -7,11 +7,14 @@
 //! Needs cmake (found by build.rs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot be skipped).
 
 mod cmake_support;
+#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
+mod paths;
 
 use std::path::Path;
 use std::process::Command;
 
-use cmake_support::{cmake_build, dynamic_section, root, run};
+use cmake_support::{cmake_build, dynamic_section, run};
+use paths::root;
 
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
 

@@ -9,12 +9,15 @@
 //! Needs cmake, libleveldb-dev and libsnappy-dev (for the static links); CI requires them.
 
 mod cmake_support;
+#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
+mod paths;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use cmake_support::{cmake_build, root, run};
+use cmake_support::{cmake_build, run};
+use paths::root;
 
 /// leveldb's mangled `leveldb::NewBloomFilterPolicy(int)`.
 const NEW_BLOOM_FILTER_POLICY: &str = "_ZN7leveldb20NewBloomFilterPolicyEi";

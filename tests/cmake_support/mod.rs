@@ -5,9 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::paths::root;
 
 /// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
 pub fn run(cmd: &mut Command) -> String {
