@@ -1,16 +1,27 @@
-//! Detects the system leveldb (Debian's libleveldb-dev), which the differential tests compare
-//! against live. Without it those tests are reported as ignored, never as passed; CI sets
-//! LEVELDB_BLOOM_REQUIRE_LEVELDB=1 so that a missing leveldb fails the build instead.
-//!
-//! Likewise detects pytest for tests/python.rs (cfg `has_pytest`), required by
-//! LEVELDB_BLOOM_REQUIRE_PYTHON=1.
+//! Gives the shared library its versioned soname, and detects the tools some tests need: the
+//! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
+//! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
+//! drive (cfg `has_cmake`). Without them those tests are reported as ignored, never as passed; CI
+//! sets LEVELDB_BLOOM_REQUIRE_LEVELDB=1, LEVELDB_BLOOM_REQUIRE_PYTHON=1 and
+//! LEVELDB_BLOOM_REQUIRE_CMAKE=1 so that a missing tool fails the build instead.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
+    set_soname();
     detect_leveldb();
     detect_pytest();
+    detect_cmake();
+}
+
+/// `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs linked against a cargo build
+/// record the same name (DT_NEEDED) as those linked against an install.
+fn set_soname() {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
+        println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libleveldb_bloom.so.{major}");
+    }
 }
 
 fn detect_leveldb() {
@@ -28,7 +39,7 @@ fn detect_leveldb() {
     } else {
         // Installing leveldb adds a folder here, which reruns this script.
         println!("cargo::rerun-if-changed={}", include_dir.display());
-        if std::env::var_os("LEVELDB_BLOOM_REQUIRE_LEVELDB").is_some_and(|v| v == "1") {
+        if required("LEVELDB_BLOOM_REQUIRE_LEVELDB") {
             panic!(
                 "LEVELDB_BLOOM_REQUIRE_LEVELDB=1 but {} is missing: apt-get install libleveldb-dev",
                 header.display()
@@ -64,10 +75,38 @@ fn detect_pytest() {
             println!("cargo::rerun-if-changed={}", dir.display());
         }
     }
-    if std::env::var_os("LEVELDB_BLOOM_REQUIRE_PYTHON").is_some_and(|v| v == "1") {
+    if required("LEVELDB_BLOOM_REQUIRE_PYTHON") {
         panic!(
             "LEVELDB_BLOOM_REQUIRE_PYTHON=1 but `python3 -c 'import pytest'` fails: \
              python3 -m pip install pytest (in a venv: apt-get install python3-venv)"
         );
     }
+}
+
+fn detect_cmake() {
+    println!("cargo::rustc-check-cfg=cfg(has_cmake)");
+    println!("cargo::rerun-if-env-changed=PATH");
+    println!("cargo::rerun-if-env-changed=LEVELDB_BLOOM_REQUIRE_CMAKE");
+
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    match std::env::split_paths(&path).find(|dir| dir.join("cmake").is_file()) {
+        Some(dir) => {
+            println!("cargo::rerun-if-changed={}", dir.join("cmake").display());
+            println!("cargo::rustc-cfg=has_cmake");
+        }
+        None => {
+            // Installing cmake creates /usr/bin/cmake, which changes the folder and reruns this.
+            println!("cargo::rerun-if-changed=/usr/bin");
+            if required("LEVELDB_BLOOM_REQUIRE_CMAKE") {
+                panic!(
+                    "LEVELDB_BLOOM_REQUIRE_CMAKE=1 but cmake is not on PATH: apt-get install cmake"
+                );
+            }
+        }
+    }
+}
+
+/// Whether CI set `var` to 1: the tool it names must be there.
+fn required(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|v| v == "1")
 }

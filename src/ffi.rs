@@ -1,23 +1,18 @@
 //! The C ABI: leveldb's C filter-policy functions (same names and signatures as `leveldb/c.h`) and
-//! our extensions that use a policy directly.
+//! our extensions that use a policy directly. Built with the `leveldb-c-api` feature (a default):
+//! the C++ shim, which sits next to leveldb's own C API, is built without it.
 //!
 //! Conventions, stated once here and in the header: every export runs inside [`ffi_boundary!`] so
 //! no panic crosses into C; every pointer is checked before use; an error yields NULL, or 1 ("may
 //! match") from a query, because a false negative would make leveldb miss data that exists.
 
 use std::alloc::{Layout, alloc};
-use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use crate::bloom::{BloomPolicy, key_may_match};
+use crate::core_ffi::{BLOOM_NAME, bytes, ffi_boundary};
 use crate::fast::{self, Isa};
-
-/// Runs an export's body and turns a panic into the export's documented error result.
-macro_rules! ffi_boundary {
-    ($on_panic:expr, $body:block) => {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)
-    };
-}
 
 /// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
 type CreateFilterFn = unsafe extern "C" fn(
@@ -73,8 +68,6 @@ impl Drop for CustomPolicy {
     }
 }
 
-const BLOOM_NAME: &CStr = c"leveldb.BuiltinBloomFilter2";
-
 /// Moves a policy to the heap, returning NULL instead of aborting when allocation fails.
 fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
     let layout = Layout::new::<leveldb_filterpolicy_t>();
@@ -89,22 +82,6 @@ fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
     // the same global allocator and layout.
     unsafe { raw.write(leveldb_filterpolicy_t { kind }) };
     raw
-}
-
-/// Borrows `len` bytes at `ptr`. `None` when the bytes cannot exist: a NULL pointer with a
-/// non-zero length, or a length past `isize::MAX`. NULL with length 0 is the empty slice.
-///
-/// # Safety
-/// A non-NULL `ptr` must point to `len` readable bytes that outlive `'a`.
-unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8]> {
-    if len == 0 {
-        return Some(&[]);
-    }
-    if ptr.is_null() || len > isize::MAX as usize {
-        return None;
-    }
-    // SAFETY: checked non-NULL, length in range; readability is the caller's contract.
-    Some(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
 }
 
 /// The keys of a C `create_filter` call, checked whole before any is used.

@@ -12,7 +12,9 @@
 //! ```
 
 pub mod bloom;
+pub mod core_ffi;
 mod fast;
+#[cfg(feature = "leveldb-c-api")]
 pub mod ffi;
 pub mod hash;
 pub mod scalar;

@@ -8,21 +8,30 @@ use std::process::Command;
 
 use paths::{lib_dir, root};
 
-/// What Rust's standard library needs from the system when linked statically (see README).
-const NATIVE_STATIC_LIBS: &[&str] = &[
-    "-lgcc_s",
-    "-lutil",
-    "-lrt",
-    "-lpthread",
-    "-lm",
-    "-ldl",
-    "-lc",
-];
+/// What the static library needs from the system (Rust's standard library, mostly): the list
+/// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
+/// pkg-config file and the README use the same list.
+const NATIVE_STATIC_LIBS: &str = include_str!("../cmake/native-static-libs.txt");
 
 #[derive(Clone, Copy, Debug)]
 enum Link {
     Static,
     Shared,
+}
+
+/// A folder holding `libleveldb_bloom.so.0` (the soname, which programs linked with the shared
+/// library ask for) pointing to cargo's `libleveldb_bloom.so`: the programs' rpath.
+fn soname_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soname");
+    std::fs::create_dir_all(&dir).expect("soname folder");
+    let soname = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION_MAJOR"));
+    // Several tests may get here at once: each makes its own link and renames it into place.
+    let thread = std::thread::current().id();
+    let tmp = dir.join(format!("{soname}.{}.{thread:?}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(lib_dir().join("libleveldb_bloom.so"), &tmp).expect("symlink");
+    std::fs::rename(&tmp, dir.join(soname)).expect("soname link");
+    dir
 }
 
 fn compiler_for(source: &Path) -> &'static str {
@@ -59,12 +68,12 @@ fn build(source: &str, link: Link, extra_libs: &[&str]) -> PathBuf {
         Link::Static => {
             cmd.arg(lib_dir.join("libleveldb_bloom.a"))
                 .args(extra_libs)
-                .args(NATIVE_STATIC_LIBS);
+                .args(NATIVE_STATIC_LIBS.split_whitespace());
         }
         Link::Shared => {
             cmd.arg(format!("-L{}", lib_dir.display()))
                 .arg("-lleveldb_bloom")
-                .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+                .arg(format!("-Wl,-rpath,{}", soname_dir().display()))
                 .args(extra_libs);
         }
     }
@@ -118,6 +127,11 @@ fn build_and_run_both(source: &str, args: &[&str]) {
 fn vectors_through_c_abi() {
     let vectors = root().join("vectors");
     build_and_run_both("c_tests/test_vectors.c", &[vectors.to_str().unwrap()]);
+}
+
+#[test]
+fn core_abi_bad_input() {
+    build_and_run_both("c_tests/test_core_abi.c", &[]);
 }
 
 #[test]
@@ -209,7 +223,7 @@ fn readme_c_examples_compile_and_run() {
             .arg(format!("-I{}", root().join("include").display()))
             .arg(&source)
             .arg(lib_dir().join("libleveldb_bloom.a"))
-            .args(NATIVE_STATIC_LIBS)
+            .args(NATIVE_STATIC_LIBS.split_whitespace())
             .arg("-o")
             .arg(&exe)
             .status()
@@ -272,4 +286,38 @@ fn benchmark_against_leveldb_checks_pass() {
         &build("benches/vs_leveldb.cc", Link::Static, &["-lleveldb"]),
         &["--smoke"],
     );
+}
+
+/// The system libraries the static library needs are exactly what rustc says, and the README
+/// states them. cargo builds into a folder of its own: the test's own target folder is locked.
+#[test]
+fn native_static_libs_are_pinned() {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "rustc",
+            "--locked",
+            "--lib",
+            "--crate-type",
+            "staticlib",
+            "--target-dir",
+        ])
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("native-static-libs"))
+        .args(["--", "--print", "native-static-libs"])
+        .current_dir(root())
+        .output()
+        .expect("cargo starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "cargo rustc failed:\n{stderr}");
+    let printed = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("note: native-static-libs: "))
+        .unwrap_or_else(|| panic!("no native-static-libs note in:\n{stderr}"));
+    let pinned = NATIVE_STATIC_LIBS.trim();
+    assert_eq!(
+        printed, pinned,
+        "update cmake/native-static-libs.txt and the README"
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    assert!(readme.contains(pinned), "the README must state `{pinned}`");
 }

@@ -1,0 +1,52 @@
+//! Helpers shared by the tests that drive CMake and the compiler (tests/cmake.rs, tests/shim.rs).
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::paths::root;
+
+/// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
+pub fn run(cmd: &mut Command) -> String {
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    print!("{stdout}");
+    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
+    stdout
+}
+
+/// Configures and builds this project in `build` (removed first, so every run starts fresh)
+/// with `options`, in Release. cargo's target folder is shared by every such build and kept
+/// between runs, so only the first build compiles the crate.
+pub fn cmake_build(build: &Path, options: &[&str]) {
+    let _ = std::fs::remove_dir_all(build);
+    let cargo: PathBuf = std::env::var_os("CARGO")
+        .unwrap_or_else(|| "cargo".into())
+        .into();
+    let cargo_target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-cargo");
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(root())
+        .arg("-B")
+        .arg(build)
+        .arg("-DCMAKE_BUILD_TYPE=Release")
+        .arg(format!("-DCARGO_EXECUTABLE={}", cargo.display()))
+        .arg(format!(
+            "-DLEVELDB_BLOOM_CARGO_TARGET_DIR={}",
+            cargo_target.display()
+        ))
+        .args(options));
+    run(Command::new("cmake")
+        .arg("--build")
+        .arg(build)
+        .arg("--parallel"));
+}
+
+/// `readelf -d`: the dynamic section, with its NEEDED and SONAME entries.
+pub fn dynamic_section(file: &Path) -> String {
+    run(Command::new("readelf").arg("-d").arg(file))
+}
