@@ -222,7 +222,7 @@ impl Script {
                 || (!key_array.is_null()
                     && !length_array.is_null()
                     && used.iter().all(|&(p, l)| !p.is_null() || l == 0)));
-        let creates_before = self.custom_creates(policy);
+        let creates_before = self.custom_calls(policy).map_or(0, |c| c.create.get());
         // SAFETY: non-NULL arrays hold `available` >= num_keys entries of live keys.
         let filter = unsafe {
             leveldb_filterpolicy_create_filter(
@@ -243,7 +243,7 @@ impl Script {
                 "length {len} after bad input"
             );
             assert_eq!(
-                self.custom_creates(policy),
+                self.custom_calls(policy).map_or(0, |c| c.create.get()),
                 creates_before,
                 "bad input reached a callback"
             );
@@ -271,10 +271,11 @@ impl Script {
         self.filters.push((filter, len));
     }
 
-    fn custom_creates(&self, policy: Option<usize>) -> usize {
+    /// A custom policy's call counts; `None` for NULL or a bloom policy.
+    fn custom_calls(&self, policy: Option<usize>) -> Option<&Calls> {
         match policy.map(|i| &self.policies[i].kind) {
-            Some(Kind::Custom { calls, .. }) => calls.create.get(),
-            _ => 0,
+            Some(Kind::Custom { calls, .. }) => Some(calls),
+            _ => None,
         }
     }
 
@@ -300,7 +301,7 @@ impl Script {
         let valid = policy.is_some()
             && (!key_ptr.is_null() || key_len == 0)
             && (!filter_ptr.is_null() || filter_len == 0);
-        let matches_before = self.custom_matches(policy);
+        let matches_before = self.custom_calls(policy).map_or(0, |c| c.matches.get());
         // SAFETY: non-NULL pointers point to their length in live bytes.
         let answer = unsafe {
             leveldb_filterpolicy_key_may_match(
@@ -314,7 +315,7 @@ impl Script {
         if !valid {
             assert_eq!(answer, 1, "bad key_may_match arguments must answer 1");
             assert_eq!(
-                self.custom_matches(policy),
+                self.custom_calls(policy).map_or(0, |c| c.matches.get()),
                 matches_before,
                 "bad input reached a callback"
             );
@@ -326,13 +327,6 @@ impl Script {
         assert_eq!(answer, u8::from(agreed_answer(key, filter)));
         if let Some(Kind::Custom { calls, .. }) = policy.map(|i| &self.policies[i].kind) {
             assert_eq!(calls.matches.get(), matches_before + 1);
-        }
-    }
-
-    fn custom_matches(&self, policy: Option<usize>) -> usize {
-        match policy.map(|i| &self.policies[i].kind) {
-            Some(Kind::Custom { calls, .. }) => calls.matches.get(),
-            _ => 0,
         }
     }
 

@@ -20,8 +20,7 @@ unsafe extern "C" {
 
 /// leveldb's `NewBloomFilterPolicy(bits_per_key)->CreateFilter(keys)`.
 pub fn create_filter(bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
-    let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
-    let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
+    let (ptrs, lens) = crate::c_key_arrays(keys);
     let mut len = 0;
     // SAFETY: both arrays hold keys.len() entries describing live keys.
     let filter = unsafe {
@@ -33,12 +32,8 @@ pub fn create_filter(bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
             &mut len,
         )
     };
-    assert!(!filter.is_null(), "out of memory copying leveldb's filter");
-    // SAFETY: the adapter returns `len` malloc'ed bytes, freed right after the copy.
-    let copy = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) }.to_vec();
-    // leveldb_free is libc free.
-    unsafe { leveldb_bloom::ffi::leveldb_free(filter.cast()) };
-    copy
+    // SAFETY: the adapter's filters are malloc'ed, `len` bytes long.
+    unsafe { crate::take_filter(filter, len, "the leveldb adapter") }
 }
 
 /// leveldb's `KeyMayMatch(key, filter)`.

@@ -144,9 +144,25 @@ pub fn matchers() -> Vec<(&'static str, Match)> {
     list
 }
 
+/// Keys as the C calls take them: an array of pointers and one of lengths.
+fn c_key_arrays(keys: &[&[u8]]) -> (Vec<*const c_char>, Vec<usize>) {
+    keys.iter().map(|k| (k.as_ptr().cast(), k.len())).unzip()
+}
+
+/// Copies a malloc'ed filter of `len` bytes and frees it.
+///
+/// # Safety
+/// `filter` is a malloc'ed buffer of `len` bytes, not used again.
+unsafe fn take_filter(filter: *mut c_char, len: usize, who: &str) -> Vec<u8> {
+    assert!(!filter.is_null(), "{who} returned NULL for valid keys");
+    let copy = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) }.to_vec();
+    // leveldb_free is libc free, for any malloc'ed buffer.
+    unsafe { leveldb_free(filter.cast()) };
+    copy
+}
+
 fn c_create_filter(bits: u32, keys: &[&[u8]]) -> Vec<u8> {
-    let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
-    let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
+    let (ptrs, lens) = c_key_arrays(keys);
     let policy = leveldb_filterpolicy_create_bloom(bits.try_into().unwrap());
     let mut len = 0;
     // SAFETY: both arrays hold keys.len() entries describing live keys; the policy is live.
@@ -159,14 +175,9 @@ fn c_create_filter(bits: u32, keys: &[&[u8]]) -> Vec<u8> {
             &mut len,
         )
     };
-    assert!(!filter.is_null(), "the C ABI returned NULL for valid keys");
-    // SAFETY: a non-NULL result holds `len` bytes; freed right after the copy.
-    let copy = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) }.to_vec();
-    unsafe {
-        leveldb_free(filter.cast());
-        leveldb_filterpolicy_destroy(policy);
-    }
-    copy
+    unsafe { leveldb_filterpolicy_destroy(policy) };
+    // SAFETY: the C ABI's filters are malloc'ed, `len` bytes long.
+    unsafe { take_filter(filter, len, "the C ABI") }
 }
 
 fn c_key_may_match(key: &[u8], filter: &[u8]) -> bool {
