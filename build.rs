@@ -1,11 +1,12 @@
 //! Gives the shared library its versioned soname, and detects the tools some tests need: the
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
-//! drive (cfg `has_cmake`). Without them those tests are reported as ignored, never as passed; CI
-//! sets LEVELDB_BLOOM_REQUIRE_LEVELDB=1, LEVELDB_BLOOM_REQUIRE_PYTHON=1 and
-//! LEVELDB_BLOOM_REQUIRE_CMAKE=1 so that a missing tool fails the build instead.
+//! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
+//! the C tests under. Without them those tests are reported as ignored, never as passed; CI sets
+//! LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS}=1 so that a missing tool fails the
+//! build instead.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
@@ -13,6 +14,7 @@ fn main() {
     detect_leveldb();
     detect_pytest();
     detect_cmake();
+    detect_sanitizers();
 }
 
 /// `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs linked against a cargo build
@@ -27,7 +29,6 @@ fn set_soname() {
 fn detect_leveldb() {
     println!("cargo::rustc-check-cfg=cfg(has_leveldb)");
     println!("cargo::rerun-if-env-changed=LEVELDB_INCLUDE_DIR");
-    println!("cargo::rerun-if-env-changed=LEVELDB_BLOOM_REQUIRE_LEVELDB");
 
     let include_dir = std::env::var_os("LEVELDB_INCLUDE_DIR")
         .map(PathBuf::from)
@@ -51,7 +52,6 @@ fn detect_leveldb() {
 /// Whether `python3 -m pytest` can run the Python binding's tests.
 fn detect_pytest() {
     println!("cargo::rustc-check-cfg=cfg(has_pytest)");
-    println!("cargo::rerun-if-env-changed=LEVELDB_BLOOM_REQUIRE_PYTHON");
     // Which python3 runs, and what it imports, follow these.
     println!("cargo::rerun-if-env-changed=PATH");
     println!("cargo::rerun-if-env-changed=PYTHONPATH");
@@ -86,7 +86,6 @@ fn detect_pytest() {
 fn detect_cmake() {
     println!("cargo::rustc-check-cfg=cfg(has_cmake)");
     println!("cargo::rerun-if-env-changed=PATH");
-    println!("cargo::rerun-if-env-changed=LEVELDB_BLOOM_REQUIRE_CMAKE");
 
     let path = std::env::var_os("PATH").unwrap_or_default();
     match std::env::split_paths(&path).find(|dir| dir.join("cmake").is_file()) {
@@ -108,5 +107,62 @@ fn detect_cmake() {
 
 /// Whether CI set `var` to 1: the tool it names must be there.
 fn required(var: &str) -> bool {
+    println!("cargo::rerun-if-env-changed={var}");
     std::env::var_os(var).is_some_and(|v| v == "1")
+}
+
+/// Sets cfg `has_asan` (gcc's AddressSanitizer and UndefinedBehaviorSanitizer runtimes), `has_tsan`
+/// (ThreadSanitizer) and `has_valgrind`.
+fn detect_sanitizers() {
+    let require = required("LEVELDB_BLOOM_REQUIRE_SANITIZERS");
+    // gcc links `-fsanitize=...` programs against the runtimes in its own library folder.
+    let gcc_dir = Command::new("cc")
+        .arg("-print-libgcc-file-name")
+        .output()
+        .ok()
+        .and_then(|out| Some(PathBuf::from(String::from_utf8(out.stdout).ok()?.trim())))
+        .and_then(|libgcc| libgcc.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    // A dangling link (runtime package missing) does not count: exists() follows it.
+    let gcc_has = |lib: &str| gcc_dir.join(lib).exists();
+    let path_dirs: Vec<PathBuf> =
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .filter(|dir| dir.is_dir())
+            .collect();
+    let found = [
+        (
+            "has_asan",
+            gcc_has("libasan.so") && gcc_has("libubsan.so"),
+            "gcc's libasan and libubsan",
+            vec![gcc_dir.clone()],
+        ),
+        (
+            "has_tsan",
+            gcc_has("libtsan.so"),
+            "gcc's libtsan",
+            vec![gcc_dir.clone()],
+        ),
+        (
+            "has_valgrind",
+            path_dirs.iter().any(|dir| dir.join("valgrind").exists()),
+            "valgrind",
+            path_dirs.clone(),
+        ),
+    ];
+    for (cfg, present, what, install_dirs) in found {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        if present {
+            println!("cargo::rustc-cfg={cfg}");
+            continue;
+        }
+        if require {
+            panic!(
+                "LEVELDB_BLOOM_REQUIRE_SANITIZERS=1 but {what} is missing: apt-get install gcc valgrind"
+            );
+        }
+        // Installing it changes one of these folders, which reruns this script.
+        for dir in install_dirs {
+            println!("cargo::rerun-if-changed={}", dir.display());
+        }
+    }
 }

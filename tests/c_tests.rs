@@ -1,152 +1,50 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
 //! statically and dynamically, runs it and requires its "N passed, 0 failed" line.
 
+mod c_harness;
 mod paths;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use paths::{lib_dir, root};
+use c_harness::{FULL, Link, NATIVE_STATIC_LIBS, build, command, lib_dir, program, root, run};
 
-/// What the static library needs from the system (Rust's standard library, mostly): the list
-/// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
-/// pkg-config file and the README use the same list.
-const NATIVE_STATIC_LIBS: &str = include_str!("../cmake/native-static-libs.txt");
-
-#[derive(Clone, Copy, Debug)]
-enum Link {
-    Static,
-    Shared,
-}
-
-/// A folder holding `libleveldb_bloom.so.0` (the soname, which programs linked with the shared
-/// library ask for) pointing to cargo's `libleveldb_bloom.so`: the programs' rpath.
-fn soname_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soname");
-    std::fs::create_dir_all(&dir).expect("soname folder");
-    let soname = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION_MAJOR"));
-    // Several tests may get here at once: each makes its own link and renames it into place.
-    let thread = std::thread::current().id();
-    let tmp = dir.join(format!("{soname}.{}.{thread:?}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(lib_dir().join("libleveldb_bloom.so"), &tmp).expect("symlink");
-    std::fs::rename(&tmp, dir.join(soname)).expect("soname link");
-    dir
-}
-
-fn compiler_for(source: &Path) -> &'static str {
-    if source.extension().is_some_and(|ext| ext == "cc") {
-        "c++"
-    } else {
-        "cc"
-    }
-}
-
-/// Compiles `source` (relative to the repository) with warnings as errors and links it with the
-/// library and `extra_libs`, returning the executable.
-fn build(source: &str, link: Link, extra_libs: &[&str]) -> PathBuf {
-    let source = root().join(source);
-    let stem = source.file_stem().unwrap().to_string_lossy();
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{stem}-{link:?}"));
-    let compiler = compiler_for(&source);
-    let mut cmd = Command::new(compiler);
-    cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
-        .arg(if compiler == "cc" {
-            "-std=c11"
-        } else {
-            "-std=c++17"
-        })
-        .arg("-D_GNU_SOURCE")
-        .arg(format!("-I{}", root().join("include").display()))
-        .arg(format!("-I{}", root().join("c_tests").display()))
-        .arg(&source)
-        .arg("-o")
-        .arg(&out);
-    let lib_dir = lib_dir();
-    // Anything else linked (leveldb) goes after us, so our symbols win where names are shared.
-    match link {
-        Link::Static => {
-            cmd.arg(lib_dir.join("libleveldb_bloom.a"))
-                .args(extra_libs)
-                .args(NATIVE_STATIC_LIBS.split_whitespace());
-        }
-        Link::Shared => {
-            cmd.arg(format!("-L{}", lib_dir.display()))
-                .arg("-lleveldb_bloom")
-                .arg(format!("-Wl,-rpath,{}", soname_dir().display()))
-                .args(extra_libs);
-        }
-    }
-    let status = cmd
-        .status()
-        .unwrap_or_else(|e| panic!("{compiler} could not start: {e}"));
-    assert!(
-        status.success(),
-        "compiling {} failed: {cmd:?}",
-        source.display()
-    );
-    out
-}
-
-/// Runs a test program and requires it to exit 0 and report no failure.
-fn run(exe: &Path, args: &[&str]) {
-    let output = Command::new(exe)
-        .args(args)
-        // cargo's LD_LIBRARY_PATH names target/<profile>, where `cargo build` may have left an
-        // older copy of the library: the programs must load the one their rpath names.
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .expect("test program starts");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    print!("{stdout}");
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
-    let summary = stdout
-        .lines()
-        .rev()
-        .find(|l| l.ends_with(" failed"))
-        .unwrap_or("");
-    assert!(
-        output.status.success(),
-        "{} failed ({}): {summary}",
-        exe.display(),
-        output.status
-    );
-    assert!(
-        summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"),
-        "no passing summary"
-    );
-}
-
-fn build_and_run_both(source: &str, args: &[&str]) {
+/// Builds the program from `source` linked statically and dynamically, and runs both.
+fn build_and_run_both(source: &str) {
+    let program = program(source, FULL);
     for link in [Link::Static, Link::Shared] {
-        run(&build(source, link, &[]), args);
+        run(command(&program, &build(&program, link, &[])));
     }
 }
 
 #[test]
 fn vectors_through_c_abi() {
-    let vectors = root().join("vectors");
-    build_and_run_both("c_tests/test_vectors.c", &[vectors.to_str().unwrap()]);
+    build_and_run_both("c_tests/test_vectors.c");
 }
 
 #[test]
 fn core_abi_bad_input() {
-    build_and_run_both("c_tests/test_core_abi.c", &[]);
+    build_and_run_both("c_tests/test_core_abi.c");
+}
+
+#[test]
+fn batch_query_through_c_abi() {
+    build_and_run_both("c_tests/test_batch.c");
 }
 
 #[test]
 fn bad_input_through_c_abi() {
-    build_and_run_both("c_tests/test_bad_input.c", &[]);
+    build_and_run_both("c_tests/test_bad_input.c");
 }
 
 #[test]
 fn custom_policies_through_c_abi() {
-    build_and_run_both("c_tests/test_custom_policy.c", &[]);
+    build_and_run_both("c_tests/test_custom_policy.c");
 }
 
 #[test]
 fn threads_share_one_policy() {
-    build_and_run_both("c_tests/test_threads.c", &[]);
+    build_and_run_both("c_tests/test_threads.c");
 }
 
 /// Live comparison with the system leveldb on random inputs, for a fixed number of cases. The
@@ -154,19 +52,19 @@ fn threads_share_one_policy() {
 #[test]
 #[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn differential_against_leveldb() {
-    let seed = std::env::var("LEVELDB_BLOOM_DIFF_SEED").unwrap_or_else(|_| "20261122".into());
-    for link in [Link::Static, Link::Shared] {
-        run(
-            &build("c_tests/differential_leveldb.cc", link, &["-lleveldb"]),
-            &["2000", &seed],
-        );
-    }
+    build_and_run_both("c_tests/differential_leveldb.cc");
+}
+
+/// Real allocation failure (address space limited): NULL, never an abort.
+#[test]
+fn out_of_memory_through_c_abi() {
+    build_and_run_both("c_tests/test_out_of_memory.c");
 }
 
 #[test]
 #[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn one_file_includes_leveldb_c_h_and_our_header() {
-    build_and_run_both("c_tests/test_with_leveldb_header.c", &[]);
+    build_and_run_both("c_tests/test_with_leveldb_header.c");
 }
 
 /// The header compiles on its own as C and as C++ with every warning an error.
@@ -229,7 +127,10 @@ fn readme_c_examples_compile_and_run() {
             .status()
             .expect("cc starts");
         assert!(status.success(), "README C example {i} does not compile");
-        let output = Command::new(&exe).output().expect("example runs");
+        let output = Command::new(&exe)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .expect("example runs");
         assert!(
             output.status.success(),
             "README C example {i} fails: {output:?}"
@@ -271,21 +172,12 @@ fn committed_vectors_regenerate_from_leveldb() {
     }
 }
 
-#[test]
-fn batch_query_through_c_abi() {
-    let vectors = root().join("vectors");
-    build_and_run_both("c_tests/test_batch.c", &[vectors.to_str().unwrap()]);
-}
-
 /// The benchmark against leveldb (`cargo bench --bench vs_leveldb`) at tiny sizes, once: its
 /// byte-for-byte checks of every filter and answer must pass. Nothing is timed here.
 #[test]
 #[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn benchmark_against_leveldb_checks_pass() {
-    run(
-        &build("benches/vs_leveldb.cc", Link::Static, &["-lleveldb"]),
-        &["--smoke"],
-    );
+    build_and_run_both("benches/vs_leveldb.cc");
 }
 
 /// The system libraries the static library needs are exactly what rustc says, and the README

@@ -1,0 +1,222 @@
+//! Builds the C and C++ test programs in c_tests/ against the library cargo just built and runs
+//! them, requiring their "N passed, 0 failed" line. Shared by tests/c_tests.rs (plain builds,
+//! linked statically and dynamically) and tests/sanitizers.rs (ASan + UBSan, TSan, valgrind).
+// Each of the two test crates uses only part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub use crate::paths::{lib_dir, root};
+
+/// What the static library needs from the system (Rust's standard library, mostly): the list
+/// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
+/// pkg-config file and the README use the same list.
+pub const NATIVE_STATIC_LIBS: &str = include_str!("../../cmake/native-static-libs.txt");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    Static,
+    Shared,
+}
+
+/// One test program and how to run it.
+pub struct Program {
+    /// Relative to the repository.
+    pub source: &'static str,
+    pub args: Vec<String>,
+    /// Linked after the library, e.g. `-lleveldb`.
+    pub libs: &'static [&'static str],
+    /// Uses the system leveldb's headers or library.
+    pub needs_leveldb: bool,
+    /// Limits its own address space (RLIMIT_AS) to make malloc fail, which AddressSanitizer's
+    /// terabytes of shadow mappings cannot live with.
+    pub limits_address_space: bool,
+}
+
+impl Program {
+    fn new(source: &'static str) -> Self {
+        Program {
+            source,
+            args: Vec::new(),
+            libs: &[],
+            needs_leveldb: false,
+            limits_address_space: false,
+        }
+    }
+}
+
+/// How much work the programs that take a size do: less where they run slower (valgrind).
+#[derive(Clone, Copy)]
+pub struct Budget {
+    /// Random cases of the live differential test.
+    pub differential_cases: u32,
+    /// Rounds each of the 8 threads runs in test_threads.
+    pub thread_rounds: u32,
+}
+
+/// The plain runs' budget.
+pub const FULL: Budget = Budget {
+    differential_cases: 2000,
+    thread_rounds: 50,
+};
+
+/// Every test program in c_tests/, and the benchmark's checks. The sanitizer and valgrind runs take theirs from this list, so
+/// a program added here (the shim's tests, say) runs under each of them too.
+pub fn programs(budget: Budget) -> Vec<Program> {
+    // A fresh seed each run (CI sets one) widens what the differential test explores.
+    let seed = std::env::var("LEVELDB_BLOOM_DIFF_SEED").unwrap_or_else(|_| "20261122".into());
+    vec![
+        Program {
+            args: vec![root().join("vectors").display().to_string()],
+            ..Program::new("c_tests/test_vectors.c")
+        },
+        Program {
+            args: vec![root().join("vectors").display().to_string()],
+            ..Program::new("c_tests/test_batch.c")
+        },
+        Program::new("c_tests/test_core_abi.c"),
+        Program::new("c_tests/test_bad_input.c"),
+        Program::new("c_tests/test_custom_policy.c"),
+        Program {
+            args: vec![budget.thread_rounds.to_string()],
+            ..Program::new("c_tests/test_threads.c")
+        },
+        Program {
+            limits_address_space: true,
+            ..Program::new("c_tests/test_out_of_memory.c")
+        },
+        Program {
+            needs_leveldb: true,
+            ..Program::new("c_tests/test_with_leveldb_header.c")
+        },
+        Program {
+            args: vec![budget.differential_cases.to_string(), seed],
+            libs: &["-lleveldb"],
+            needs_leveldb: true,
+            ..Program::new("c_tests/differential_leveldb.cc")
+        },
+        // The benchmark against leveldb at tiny sizes: its byte-for-byte checks, nothing timed.
+        Program {
+            args: vec!["--smoke".into()],
+            libs: &["-lleveldb"],
+            needs_leveldb: true,
+            ..Program::new("benches/vs_leveldb.cc")
+        },
+    ]
+}
+
+/// The program built from `source`, with `budget`'s arguments.
+pub fn program(source: &str, budget: Budget) -> Program {
+    programs(budget)
+        .into_iter()
+        .find(|p| p.source == source)
+        .unwrap_or_else(|| panic!("{source} is not in the program list"))
+}
+
+/// A folder holding `libleveldb_bloom.so.0` (the soname, which programs linked with the shared
+/// library ask for) pointing to cargo's `libleveldb_bloom.so`: the programs' rpath.
+fn soname_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soname");
+    std::fs::create_dir_all(&dir).expect("soname folder");
+    let soname = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION_MAJOR"));
+    // Several tests may get here at once: each makes its own link and renames it into place.
+    let thread = std::thread::current().id();
+    let tmp = dir.join(format!("{soname}.{}.{thread:?}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(lib_dir().join("libleveldb_bloom.so"), &tmp).expect("symlink");
+    std::fs::rename(&tmp, dir.join(soname)).expect("soname link");
+    dir
+}
+
+fn compiler_for(source: &Path) -> &'static str {
+    if source.extension().is_some_and(|ext| ext == "cc") {
+        "c++"
+    } else {
+        "cc"
+    }
+}
+
+/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
+/// library and the program's libraries, and returns the executable.
+pub fn build(program: &Program, link: Link, flags: &[&str]) -> PathBuf {
+    let source = root().join(program.source);
+    let stem = source.file_stem().unwrap().to_string_lossy();
+    let flavour: String = flags
+        .iter()
+        .map(|f| f.replace(['-', '=', ','], "_"))
+        .collect();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{stem}-{link:?}{flavour}"));
+    let compiler = compiler_for(&source);
+    let mut cmd = Command::new(compiler);
+    cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
+        .args(flags)
+        .arg(if compiler == "cc" {
+            "-std=c11"
+        } else {
+            "-std=c++17"
+        })
+        .arg("-D_GNU_SOURCE")
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(format!("-I{}", root().join("c_tests").display()))
+        .arg(&source)
+        .arg("-o")
+        .arg(&out);
+    let lib_dir = lib_dir();
+    // Anything else linked (leveldb) goes after us, so our symbols win where names are shared.
+    match link {
+        Link::Static => {
+            cmd.arg(lib_dir.join("libleveldb_bloom.a"))
+                .args(program.libs)
+                .args(NATIVE_STATIC_LIBS.split_whitespace());
+        }
+        Link::Shared => {
+            cmd.arg(format!("-L{}", lib_dir.display()))
+                .arg("-lleveldb_bloom")
+                .arg(format!("-Wl,-rpath,{}", soname_dir().display()))
+                .args(program.libs);
+        }
+    }
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("{compiler} could not start: {e}"));
+    assert!(
+        status.success(),
+        "compiling {} failed: {cmd:?}",
+        source.display()
+    );
+    out
+}
+
+/// Runs `cmd` (a test program, possibly under a tool) and requires it to exit 0 and report no
+/// failure.
+pub fn run(mut cmd: Command) {
+    let output = cmd.output().expect("test program starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    print!("{stdout}");
+    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    let summary = stdout
+        .lines()
+        .rev()
+        .find(|l| l.ends_with(" failed"))
+        .unwrap_or("");
+    assert!(
+        output.status.success(),
+        "{cmd:?} failed ({}): {summary}",
+        output.status
+    );
+    assert!(
+        summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"),
+        "no passing summary from {cmd:?}"
+    );
+}
+
+/// The command that runs `exe` with the program's arguments.
+pub fn command(program: &Program, exe: &Path) -> Command {
+    let mut cmd = Command::new(exe);
+    cmd.args(&program.args)
+        // cargo's LD_LIBRARY_PATH names target/<profile>, where `cargo build` may have left an
+        // older copy of the library: the programs must load the one their rpath names.
+        .env_remove("LD_LIBRARY_PATH");
+    cmd
+}

@@ -1,0 +1,96 @@
+//! The C test programs (tests/c_harness: every program in c_tests/) under AddressSanitizer +
+//! UndefinedBehaviorSanitizer, under valgrind memcheck, and the threads test under
+//! ThreadSanitizer: any memory error, undefined behaviour, data race or definite leak fails.
+//! Without the tools these tests are ignored, never passed; CI sets
+//! LEVELDB_BLOOM_REQUIRE_SANITIZERS=1, which makes a missing tool a build failure (build.rs).
+//!
+//! Only the C side is instrumented: the Rust library is linked as built. The sanitizers still
+//! see every allocation and free the library makes (it uses malloc), and valgrind sees all of it.
+
+mod c_harness;
+mod paths;
+
+use std::process::Command;
+
+use c_harness::{Budget, FULL, Link, Program, build, command, programs, run};
+
+/// ASan and UBSan slow the C side only: a quarter of the differential cases.
+const ASAN: Budget = Budget {
+    differential_cases: 500,
+    ..FULL
+};
+/// valgrind runs everything, threads one at a time, some 50 times slower: enough to cross every
+/// path (the differential test's 2^32-bit filter included) in a few minutes.
+const VALGRIND: Budget = Budget {
+    differential_cases: 20,
+    thread_rounds: 4,
+};
+
+/// The programs that can run here (leveldb installed or not needed), and that do not limit their
+/// own address space, which sanitizer shadow memory and valgrind's allocator cannot live with.
+fn runnable(budget: Budget) -> Vec<Program> {
+    programs(budget)
+        .into_iter()
+        .filter(|p| cfg!(has_leveldb) || !p.needs_leveldb)
+        .filter(|p| !p.limits_address_space)
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(has_asan),
+    ignore = "gcc's libasan/libubsan runtime is not installed"
+)]
+fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
+    for program in runnable(ASAN) {
+        let exe = build(
+            &program,
+            Link::Static,
+            &[
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=all",
+                "-fno-omit-frame-pointer",
+            ],
+        );
+        let mut cmd = command(&program, &exe);
+        // test_bad_input.c asks for a 256 TiB filter to see NULL come back. ASan's allocator
+        // would instead stop the program with allocation-size-too-big; told it may return NULL,
+        // it does what malloc does, so the path under test runs. Leak checking stays on.
+        cmd.env(
+            "ASAN_OPTIONS",
+            "allocator_may_return_null=1:detect_leaks=1:strict_string_checks=1",
+        )
+        .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
+        run(cmd);
+    }
+}
+
+#[test]
+#[cfg_attr(not(has_valgrind), ignore = "valgrind is not installed")]
+fn c_tests_under_valgrind_memcheck() {
+    for program in runnable(VALGRIND) {
+        let exe = build(&program, Link::Static, &[]);
+        let mut cmd = Command::new("valgrind");
+        cmd.args([
+            "--tool=memcheck",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite",
+            "--show-leak-kinds=definite",
+            "--track-origins=yes",
+        ])
+        .arg(&exe)
+        .args(&program.args);
+        run(cmd);
+    }
+}
+
+#[test]
+#[cfg_attr(not(has_tsan), ignore = "gcc's libtsan runtime is not installed")]
+fn threads_test_under_thread_sanitizer() {
+    let program = c_harness::program("c_tests/test_threads.c", FULL);
+    let exe = build(&program, Link::Static, &["-fsanitize=thread"]);
+    let mut cmd = command(&program, &exe);
+    cmd.env("TSAN_OPTIONS", "halt_on_error=1");
+    run(cmd);
+}
