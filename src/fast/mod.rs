@@ -72,12 +72,18 @@ impl Isa {
     }
 
     /// [`test_chunk`], compiled for this instruction set.
-    fn test_chunk(self, probes: &Probes, hashes: &[u32; CHUNK], array: &[u8]) -> [bool; CHUNK] {
+    fn test_chunk(
+        self,
+        probes: &Probes,
+        hashes: &[u32; CHUNK],
+        n: usize,
+        array: &[u8],
+    ) -> [bool; CHUNK] {
         match self {
-            Isa::Portable => test_chunk(probes, hashes, array),
+            Isa::Portable => test_chunk(probes, hashes, n, array),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::test_chunk(probes, hashes, array) },
+            Isa::Avx2 => unsafe { avx2::test_chunk(probes, hashes, n, array) },
         }
     }
 }
@@ -229,8 +235,8 @@ fn fill_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &mut [u8]
 
 /// Whether all probes of each key of a chunk are set, given their hashes.
 #[inline(always)]
-fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], array: &[u8]) -> [bool; CHUNK] {
-    prefetch_probes(probes, array, hashes, CHUNK);
+fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &[u8]) -> [bool; CHUNK] {
+    prefetch_probes(probes, array, hashes, n);
     // Every probe is tested, without branching on the bits: an early exit would mispredict
     // about once per key, which costs more than the probes it saves.
     let mut all_set = [true; CHUNK];
@@ -238,7 +244,7 @@ fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], array: &[u8]) -> [bool; CH
     let mut row = [0; CHUNK];
     for _ in 0..probes.k {
         rows.next(probes, &mut row);
-        for (set, &pos) in all_set.iter_mut().zip(&row) {
+        for (set, &pos) in all_set.iter_mut().zip(&row[..n]) {
             *set &= array[(pos >> 3) as usize] & (1 << (pos & 7)) != 0;
         }
     }
@@ -290,8 +296,8 @@ pub(crate) fn may_match_batch<'k, T: From<bool>>(
         }
     };
     let mut results = results.chunks_mut(CHUNK);
-    for_each_chunk(isa, keys, |hashes, _| {
-        let all_set = isa.test_chunk(&probes, hashes, array);
+    for_each_chunk(isa, keys, |hashes, n| {
+        let all_set = isa.test_chunk(&probes, hashes, n, array);
         let results = results.next().expect("one result slot per key");
         for (result, &set) in results.iter_mut().zip(&all_set) {
             *result = set.into();
