@@ -9,7 +9,7 @@
 //! - cache misses in filters past the caches: a chunk's probe positions are computed first and
 //!   prefetched, so the misses overlap instead of queueing one after another;
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
-//!   queries test every probe instead of stopping at the first clear bit.
+//!   batch queries test every probe instead of stopping at the first clear bit.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
