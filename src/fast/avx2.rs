@@ -6,11 +6,40 @@
 
 use std::arch::x86_64::*;
 
+use super::{CHUNK, Probes};
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 
-/// Keys longer than this are hashed one at a time: their lane counters are 32-bit, and long
-/// keys gain nothing from lanes anyway.
-const MAX_LANE_KEY_LEN: usize = 1 << 20;
+/// [`super::fill_chunk`] with AVX2: the probe positions 8 lanes per instruction.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn fill_chunk(
+    probes: &Probes,
+    hashes: &[u32; CHUNK],
+    n: usize,
+    array: &mut [u8],
+) {
+    super::fill_chunk(probes, hashes, n, array);
+}
+
+/// [`super::test_chunk`] with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn test_chunk(
+    probes: &Probes,
+    hashes: &[u32; CHUNK],
+    n: usize,
+    array: &[u8],
+) -> [bool; CHUNK] {
+    super::test_chunk(probes, hashes, n, array)
+}
+
+/// Keys longer than this are hashed one at a time: a lane holds one row of 8 words, and long
+/// keys gain little from lanes anyway.
+const MAX_LANE_KEY_LEN: usize = 32;
 
 /// Writes `bloom_hash(keys[i])` to `hashes[i]`.
 ///
@@ -23,7 +52,13 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
     for (group, out) in (&mut groups).zip(&mut outs) {
         let group: &[&[u8]; 8] = group.try_into().expect("chunks of 8");
         let out: &mut [u32; 8] = out.try_into().expect("chunks of 8");
-        hash8(group, out);
+        if group.iter().all(|key| key.len() <= MAX_LANE_KEY_LEN) {
+            *out = hash8(group);
+        } else {
+            for (key, hash) in group.iter().zip(out) {
+                *hash = bloom_hash(key);
+            }
+        }
     }
     for (key, hash) in groups.remainder().iter().zip(outs.into_remainder()) {
         *hash = bloom_hash(key);
@@ -32,30 +67,32 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
 
 /// The little-endian value of the 1..3 bytes after the key's last whole word (0 if none).
 fn tail_word(key: &[u8]) -> u32 {
-    let tail = &key[key.len() / 4 * 4..];
-    tail.iter()
-        .rev()
-        .fold(0, |acc, &b| (acc << 8) | u32::from(b))
+    let tail = key.len() % 4;
+    match key.last_chunk::<4>() {
+        // The key's last 4 bytes, shifted down to its tail bytes (to nothing without a tail).
+        Some(&last) => (u64::from(u32::from_le_bytes(last)) >> (8 * (4 - tail))) as u32,
+        None => key
+            .iter()
+            .rev()
+            .fold(0, |acc, &b| (acc << 8) | u32::from(b)),
+    }
 }
 
-/// Words `first..first + 8` of `key` as leveldb's hash reads them: whole little-endian words,
-/// then the zero-padded tail word, then zeros.
+/// Every word of a key of at most 32 bytes as leveldb's hash reads them, in one row: its whole
+/// little-endian words, then its zero-padded tail word, then zeros.
 #[target_feature(enable = "avx2")]
-fn key_words(key: &[u8], first: usize, tail: u32) -> __m256i {
+fn key_row(key: &[u8]) -> __m256i {
     let index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let whole = key.len() / 4;
-    let loaded = whole.saturating_sub(first).min(8) as i32;
-    let load_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(loaded), index);
-    // SAFETY: only the `loaded` words after word `first` are read, and they lie inside `key`:
-    // masked-off elements are never accessed, so the address may point past the key.
+    let whole = _mm256_set1_epi32((key.len() / 4) as i32);
+    // SAFETY: only the whole words of the key are read (masked-off elements are never
+    // accessed), and a key here is at most 32 bytes.
     let words =
-        unsafe { _mm256_maskload_epi32(key.as_ptr().wrapping_add(4 * first).cast(), load_mask) };
-    // The tail's place; outside 0..8 (or tail 0, when there is none) this changes nothing.
-    let tail_at = _mm256_set1_epi32((whole as i64 - first as i64).clamp(-1, 8) as i32);
+        unsafe { _mm256_maskload_epi32(key.as_ptr().cast(), _mm256_cmpgt_epi32(whole, index)) };
+    // The tail word goes right after the whole words (past the row when the key is 32 bytes).
     _mm256_blendv_epi8(
         words,
-        _mm256_set1_epi32(tail as i32),
-        _mm256_cmpeq_epi32(index, tail_at),
+        _mm256_set1_epi32(tail_word(key) as i32),
+        _mm256_cmpeq_epi32(index, whole),
     )
 }
 
@@ -83,49 +120,44 @@ fn transpose(rows: [__m256i; 8]) -> [__m256i; 8] {
     ]
 }
 
+/// leveldb's hash of 8 keys of at most 32 bytes each.
 #[target_feature(enable = "avx2")]
-fn hash8(keys: &[&[u8]; 8], out: &mut [u32; 8]) {
-    let lens = keys.map(<[u8]>::len);
-    let words = lens.map(|len| len.div_ceil(4));
-    let steps = words.iter().copied().max().unwrap_or(0);
-    let busy = words.iter().sum::<usize>();
-    // Lanes would mostly idle (one long key among short ones), or a key is too long for lanes.
-    if busy * 2 < steps * 8 || lens.iter().any(|&len| len > MAX_LANE_KEY_LEN) {
-        for (key, hash) in keys.iter().zip(out) {
-            *hash = bloom_hash(key);
-        }
-        return;
+fn hash8(keys: &[&[u8]; 8]) -> [u32; 8] {
+    let mut lens = [0i32; 8];
+    for (len, key) in lens.iter_mut().zip(keys) {
+        *len = key.len() as i32;
     }
-
-    let lanes = |f: fn(usize) -> i32, values: &[usize; 8]| {
-        let v = values.map(f);
-        _mm256_setr_epi32(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
-    };
+    let steps = keys
+        .iter()
+        .map(|key| key.len().div_ceil(4))
+        .max()
+        .unwrap_or(0);
+    // SAFETY: loadu reads 8 i32s, all of `lens`, and needs no alignment.
+    let lens = unsafe { _mm256_loadu_si256(lens.as_ptr().cast()) };
     let m = _mm256_set1_epi32(MULTIPLIER as i32);
-    // Lengths fit in i32 (checked above); leveldb mixes in the length's low 32 bits.
-    let whole_v = lanes(|len| (len / 4) as i32, &lens);
-    let words_v = lanes(|words| words as i32, &words);
-    let tails = keys.map(tail_word);
-    let shift_whole = _mm256_set1_epi32(16);
-    let shift_tail = _mm256_set1_epi32(24);
-
+    // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
+    let whole = _mm256_srli_epi32::<2>(lens);
+    let words = _mm256_srli_epi32::<2>(_mm256_add_epi32(lens, _mm256_set1_epi32(3)));
     let mut h = _mm256_xor_si256(
         _mm256_set1_epi32(BLOOM_SEED as i32),
-        _mm256_mullo_epi32(lanes(|len| len as i32, &lens), m),
+        _mm256_mullo_epi32(lens, m),
     );
-    for first in (0..steps).step_by(8) {
-        // One row of 8 words per key, turned into one vector per step holding every key's word.
-        let rows = std::array::from_fn(|i| key_words(keys[i], first, tails[i]));
-        for (step, word) in (first..steps).zip(transpose(rows)) {
-            let step_v = _mm256_set1_epi32(step as i32);
-            let whole = _mm256_cmpgt_epi32(whole_v, step_v);
-            let active = _mm256_cmpgt_epi32(words_v, step_v);
-            let shift = _mm256_blendv_epi8(shift_tail, shift_whole, whole);
-            let next = _mm256_mullo_epi32(_mm256_add_epi32(h, word), m);
-            let next = _mm256_xor_si256(next, _mm256_srlv_epi32(next, shift));
-            h = _mm256_blendv_epi8(h, next, active);
-        }
+    let columns = transpose(std::array::from_fn(|i| key_row(keys[i])));
+    for (step, word) in columns.into_iter().enumerate().take(steps) {
+        let step = _mm256_set1_epi32(step as i32);
+        let is_whole = _mm256_cmpgt_epi32(whole, step);
+        let active = _mm256_cmpgt_epi32(words, step);
+        // Whole words shift by 16, the tail word by 24.
+        let shift = _mm256_sub_epi32(
+            _mm256_set1_epi32(24),
+            _mm256_and_si256(is_whole, _mm256_set1_epi32(8)),
+        );
+        let next = _mm256_mullo_epi32(_mm256_add_epi32(h, word), m);
+        let next = _mm256_xor_si256(next, _mm256_srlv_epi32(next, shift));
+        h = _mm256_blendv_epi8(h, next, active);
     }
+    let mut out = [0u32; 8];
     // SAFETY: `out` is 8 u32s, 32 writable bytes; storeu needs no alignment.
     unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), h) };
+    out
 }

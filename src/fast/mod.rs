@@ -2,13 +2,14 @@
 //! (the tests compare them on every path), computed faster.
 //!
 //! Where leveldb's loop spends its time, and what replaces it here:
-//! - a 64-bit division per probe (`h % bits`): Lemire's exact fastmod with a constant computed
-//!   once per filter ([`Probes`]);
+//! - a 64-bit division per probe (`h % bits`): an exact multiply-and-shift with a constant
+//!   computed once per filter, 8 probes at a time in vectors ([`Probes`]);
 //! - one serial multiply chain per key hash: keys are hashed a chunk at a time so independent
 //!   chains overlap, with AVX2 8 keys per instruction ([`Isa`]);
 //! - cache misses in filters past the caches: a chunk's probe positions are computed first and
 //!   prefetched, so the misses overlap instead of queueing one after another;
-//! - a key hashing like the key before it (a duplicate) sets or tests the same bits: skipped.
+//! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
+//!   batch queries test every probe instead of stopping at the first clear bit.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -59,6 +60,32 @@ impl Isa {
             Isa::Avx2 => unsafe { avx2::hash_keys(keys, hashes) },
         }
     }
+
+    /// [`fill_chunk`], compiled for this instruction set.
+    fn fill_chunk(self, probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &mut [u8]) {
+        match self {
+            Isa::Portable => fill_chunk(probes, hashes, n, array),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            Isa::Avx2 => unsafe { avx2::fill_chunk(probes, hashes, n, array) },
+        }
+    }
+
+    /// [`test_chunk`], compiled for this instruction set.
+    fn test_chunk(
+        self,
+        probes: &Probes,
+        hashes: &[u32; CHUNK],
+        n: usize,
+        array: &[u8],
+    ) -> [bool; CHUNK] {
+        match self {
+            Isa::Portable => test_chunk(probes, hashes, n, array),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            Isa::Avx2 => unsafe { avx2::test_chunk(probes, hashes, n, array) },
+        }
+    }
 }
 
 /// Where leveldb's probes for a hash land in a bit array of `len` bytes, without dividing.
@@ -66,68 +93,82 @@ impl Isa {
 /// leveldb's position is `h % bits` in 64 bits, with bits = 8 * len. Writing h = q * bits + r
 /// (r < bits): h >> 3 = q * len + (r >> 3) with r >> 3 < len, so the byte is `(h >> 3) % len` and
 /// the bit in it is `h & 7`. As h >> 3 < 2^29, lengths of 2^29 or more (2^32 bits or more, where
-/// leveldb's position is h itself) leave it unchanged, and so does 2^31, which they are clamped to.
-/// What remains is a modulo of 32-bit numbers: Lemire's fastmod (Lemire, Kaser, Kurz, "Faster
-/// remainder by direct computation", 2019), exact for all 32-bit operands.
+/// leveldb's position is h itself) leave it unchanged: they are clamped to 2^29.
+///
+/// The remaining modulo of a < 2^29 by len <= 2^29 uses Granlund and Montgomery's exact quotient
+/// ("Division by invariant integers using multiplication", 1994, Theorem 4.2): with
+/// l = ceil(log2 len) and magic = ceil(2^(29 + l) / len), q = (a * magic) >> (29 + l) is a / len
+/// rounded down for every a < 2^29. Why: magic * len = 2^(29 + l) + e with 0 <= e < len, so
+/// a * magic / 2^(29 + l) = a / len + a * e / (len * 2^(29 + l)), and the second term is below
+/// 1 / len, too little to reach the next integer. magic <= 2^30 and a * magic < 2^59: one
+/// 32 x 32 -> 64-bit multiply, which SIMD units have (8 probes per AVX2 instruction pair).
 #[derive(Clone, Copy)]
 struct Probes {
-    len: u64,
-    /// ceil(2^64 / len), the fastmod constant.
-    magic: u64,
+    len: u32,
+    magic: u32,
+    shift: u32,
     k: u8,
 }
 
 impl Probes {
     fn new(array_len: usize, k: u8) -> Probes {
         debug_assert!(array_len > 0 && k <= MAX_PROBES);
-        let len = array_len.min(1 << 31) as u64;
-        // For len = 1 this wraps to 0, and 0 is the right constant: everything % 1 is 0.
-        let magic = (u64::MAX / len).wrapping_add(1);
-        Probes { len, magic, k }
-    }
-
-    /// (byte index, bit mask) of one probe.
-    #[inline(always)]
-    fn probe(&self, h: u32) -> (usize, u8) {
-        let low = self.magic.wrapping_mul(u64::from(h >> 3));
-        let byte = ((u128::from(low) * u128::from(self.len)) >> 64) as usize;
-        (byte, 1 << (h & 7))
-    }
-
-    /// Calls `f` with each of the k probes of `hash`, in leveldb's order.
-    #[inline(always)]
-    fn for_each(&self, hash: u32, mut f: impl FnMut(usize, u8)) {
-        // Double hashing: the second hash is the first rotated right by 17 bits.
-        let delta = hash.rotate_right(17);
-        let mut h = hash;
-        for _ in 0..self.k {
-            let (byte, mask) = self.probe(h);
-            f(byte, mask);
-            h = h.wrapping_add(delta);
+        let len = array_len.min(1 << 29) as u32;
+        let shift = 29 + len.next_power_of_two().trailing_zeros();
+        let magic = (1u64 << shift).div_ceil(u64::from(len)) as u32;
+        Probes {
+            len,
+            magic,
+            shift,
+            k,
         }
     }
 
-    /// Whether all k probes of `hash` are set, stopping at the first clear one.
+    /// leveldb's bit position `h % bits` (as bit index: byte * 8 + bit).
     #[inline(always)]
-    fn all_set(&self, array: &[u8], hash: u32) -> bool {
-        let delta = hash.rotate_right(17);
-        let mut h = hash;
-        for _ in 0..self.k {
-            let (byte, mask) = self.probe(h);
-            if array[byte] & mask == 0 {
-                return false;
-            }
-            h = h.wrapping_add(delta);
-        }
-        true
+    fn position(&self, h: u32) -> u32 {
+        let a = h >> 3;
+        let q = ((u64::from(a) * u64::from(self.magic)) >> self.shift) as u32;
+        ((a - q * self.len) << 3) | (h & 7)
     }
 }
 
-/// Hashes `keys` a chunk at a time and hands each chunk's hashes to `f`.
+/// The probe positions of a chunk of keys, one row (one probe of every key) at a time, in
+/// leveldb's probe order. All CHUNK lanes are computed, stale ones too, so that the loop has a
+/// fixed length and vectorises.
+struct Rows {
+    h: [u32; CHUNK],
+    delta: [u32; CHUNK],
+}
+
+impl Rows {
+    #[inline(always)]
+    fn new(hashes: &[u32; CHUNK]) -> Rows {
+        // Double hashing: the second hash is the first rotated right by 17 bits.
+        let mut delta = [0; CHUNK];
+        for (delta, h) in delta.iter_mut().zip(hashes) {
+            *delta = h.rotate_right(17);
+        }
+        Rows { h: *hashes, delta }
+    }
+
+    /// Writes the next row: `row[i]` is the next probe position of key i.
+    #[inline(always)]
+    fn next(&mut self, probes: &Probes, row: &mut [u32; CHUNK]) {
+        for ((pos, h), delta) in row.iter_mut().zip(&mut self.h).zip(&self.delta) {
+            *pos = probes.position(*h);
+            *h = h.wrapping_add(*delta);
+        }
+    }
+}
+
+/// Hashes `keys` a chunk at a time and hands each chunk's hashes to `f`, with how many of them
+/// are this chunk's (the rest are stale).
+#[inline(always)]
 fn for_each_chunk<'k>(
     isa: Isa,
     keys: impl IntoIterator<Item = &'k [u8]>,
-    mut f: impl FnMut(&[u32]),
+    mut f: impl FnMut(&[u32; CHUNK], usize),
 ) {
     let mut keys = keys.into_iter();
     let mut chunk: [&[u8]; CHUNK] = [&[]; CHUNK];
@@ -143,34 +184,71 @@ fn for_each_chunk<'k>(
             return;
         }
         isa.hash_keys(&chunk[..n], &mut hashes[..n]);
-        f(&hashes[..n]);
+        f(&hashes, n);
         if n < CHUNK {
             return;
         }
     }
 }
 
-/// Starts loading the cache line holding `array[byte]`.
+/// Starts loading the cache line holding bit `pos` of `array`.
 #[inline(always)]
-fn prefetch(array: &[u8], byte: usize) {
+fn prefetch(array: &[u8], pos: u32) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let byte = (pos >> 3) as usize;
         // SAFETY: a prefetch only hints the cache; it never faults and reads nothing for us.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(array.as_ptr().wrapping_add(byte).cast()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (array, byte);
+    let _ = (array, pos);
 }
 
-/// In an array past the caches, starts loading every line the probes of `hashes` touch, so the
+/// In an array past the caches, starts loading every line the probes of a chunk touch, so the
 /// misses overlap; smaller arrays are left alone.
-fn prefetch_probes(probes: &Probes, array: &[u8], hashes: &[u32]) {
+#[inline(always)]
+fn prefetch_probes(probes: &Probes, array: &[u8], hashes: &[u32; CHUNK], n: usize) {
     if array.len() >= PREFETCH_MIN_BYTES {
-        for &hash in hashes {
-            probes.for_each(hash, |byte, _| prefetch(array, byte));
+        let mut rows = Rows::new(hashes);
+        let mut row = [0; CHUNK];
+        for _ in 0..probes.k {
+            rows.next(probes, &mut row);
+            row[..n].iter().for_each(|&pos| prefetch(array, pos));
         }
     }
+}
+
+/// Sets the bits of the first `n` keys of a chunk, given their hashes.
+#[inline(always)]
+fn fill_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &mut [u8]) {
+    prefetch_probes(probes, array, hashes, n);
+    let mut rows = Rows::new(hashes);
+    let mut row = [0; CHUNK];
+    for _ in 0..probes.k {
+        rows.next(probes, &mut row);
+        for &pos in &row[..n] {
+            array[(pos >> 3) as usize] |= 1 << (pos & 7);
+        }
+    }
+}
+
+/// Whether all probes of each key of a chunk are set, given their hashes.
+#[inline(always)]
+fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &[u8]) -> [bool; CHUNK] {
+    prefetch_probes(probes, array, hashes, n);
+    // Every probe is tested, without branching on the bits: an early exit would mispredict
+    // about once per key, which costs more than the probes it saves.
+    let mut all_set = [true; CHUNK];
+    let mut rows = Rows::new(hashes);
+    let mut row = [0; CHUNK];
+    for _ in 0..probes.k {
+        rows.next(probes, &mut row);
+        for (set, &pos) in all_set.iter_mut().zip(&row[..n]) {
+            *set &= array[(pos >> 3) as usize] & (1 << (pos & 7)) != 0;
+        }
+    }
+    all_set
 }
 
 /// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
@@ -181,16 +259,8 @@ pub(crate) fn fill<'k>(
     array: &mut [u8],
 ) {
     let probes = Probes::new(array.len(), k);
-    let mut previous = None;
-    for_each_chunk(isa, keys, |hashes| {
-        prefetch_probes(&probes, array, hashes);
-        for &hash in hashes {
-            if previous == Some(hash) {
-                continue;
-            }
-            previous = Some(hash);
-            probes.for_each(hash, |byte, mask| array[byte] |= mask);
-        }
+    for_each_chunk(isa, keys, |hashes, n| {
+        isa.fill_chunk(&probes, hashes, n, array)
     });
 }
 
@@ -225,17 +295,12 @@ pub(crate) fn may_match_batch<'k, T: From<bool>>(
             return;
         }
     };
-    let mut results = results.iter_mut();
-    let mut previous = None;
-    for_each_chunk(isa, keys, |hashes| {
-        prefetch_probes(&probes, array, hashes);
-        for &hash in hashes {
-            let answer = match previous {
-                Some((h, answer)) if h == hash => answer,
-                _ => probes.all_set(array, hash),
-            };
-            previous = Some((hash, answer));
-            *results.next().expect("one result slot per key") = answer.into();
+    let mut results = results.chunks_mut(CHUNK);
+    for_each_chunk(isa, keys, |hashes, n| {
+        let all_set = isa.test_chunk(&probes, hashes, n, array);
+        let results = results.next().expect("one result slot per key");
+        for (result, &set) in results.iter_mut().zip(&all_set) {
+            *result = set.into();
         }
     });
 }

@@ -101,10 +101,14 @@ fn probe_positions_equal_64_bit_modulo() {
     for &len in &lens {
         let probes = Probes::new(len, 1);
         let bits = len as u64 * 8;
-        for &h in &hashes {
-            let pos = u64::from(h) % bits;
-            let want = ((pos / 8) as usize, 1u8 << (pos % 8));
-            assert_eq!(probes.probe(h), want, "h = {h}, array of {len} bytes");
+        // Hashes next to multiples of bits, where a quotient off by one would show.
+        let near_multiples = (0..8).flat_map(|_| {
+            let multiple = (rng.next() % (1 << 32)) / bits * bits;
+            (multiple.saturating_sub(9)..multiple + 9).filter_map(|h| u32::try_from(h).ok())
+        });
+        for h in hashes.iter().copied().chain(near_multiples) {
+            let want = (u64::from(h) % bits) as u32;
+            assert_eq!(probes.position(h), want, "h = {h}, array of {len} bytes");
         }
     }
 }
