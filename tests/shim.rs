@@ -4,10 +4,13 @@
 //! libleveldb.a, linked with libleveldb.a minus bloom.cc.o plus the shim, and run unmodified with
 //! the shim preloaded. Each writes 120,000 keys, compacts and closes; every table must be byte for
 //! byte what stock leveldb writes, and the shim's counters prove it did the work. Databases are
-//! also read across: written stock and read with the shim, and the reverse.
+//! also read across: written stock and read with the shim, and the reverse. The static link also
+//! runs with the shim and the program under AddressSanitizer + UndefinedBehaviorSanitizer.
 //!
-//! Needs cmake, libleveldb-dev and libsnappy-dev (for the static links); CI requires them.
+//! Needs cmake, libleveldb-dev and libsnappy-dev (for the static links), and gcc's sanitizer
+//! runtimes; CI requires them.
 
+mod asan;
 mod cmake_support;
 #[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
 mod paths;
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use cmake_support::{cmake_build, run};
+use cmake_support::{cmake_build, run, run_with_errors};
 use paths::root;
 
 /// leveldb's mangled `leveldb::NewBloomFilterPolicy(int)`.
@@ -29,17 +32,23 @@ fn work() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("shim-flow")
 }
 
-/// build/lib of a CMake build with -DLEVELDB_BLOOM_SHIM=ON: libleveldb_bloom_shim.a and .so.
-fn shim_lib_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let build = work().join("build");
+/// build/lib of a CMake build with -DLEVELDB_BLOOM_SHIM=ON: libleveldb_bloom_shim.a and .so,
+/// the shim compiled with the sanitizers when `sanitized`.
+fn shim_lib_dir(sanitized: bool) -> &'static Path {
+    static DIRS: [OnceLock<PathBuf>; 2] = [OnceLock::new(), OnceLock::new()];
+    DIRS[usize::from(sanitized)].get_or_init(|| {
+        let (folder, flags) = if sanitized {
+            ("build-asan", asan::FLAGS)
+        } else {
+            ("build", &[][..])
+        };
+        let build = work().join(folder);
         cmake_build(
             &build,
             &[
                 "-DLEVELDB_BLOOM_SHIM=ON",
                 "-DLEVELDB_BLOOM_BUILD_TESTS=OFF",
-                "-DCMAKE_CXX_FLAGS=-Werror",
+                &format!("-DCMAKE_CXX_FLAGS=-Werror {}", flags.join(" ")),
             ],
         );
         build.join("lib")
@@ -68,11 +77,20 @@ enum Build {
     /// libleveldb.a without bloom.cc.o, then the shim archive: what leveldb's own build gives
     /// once util/bloom.cc is replaced by the shim.
     WithoutBloomCc,
+    /// As `StaticAhead`, the shim and the program built with AddressSanitizer +
+    /// UndefinedBehaviorSanitizer (leveldb and the Rust core as installed and built).
+    SanitizedStaticAhead,
+}
+
+impl Build {
+    fn sanitized(self) -> bool {
+        self == Build::SanitizedStaticAhead
+    }
 }
 
 /// Compiles shim/tests/shim_db.cc as `build` says, once per run.
 fn program(build: Build) -> &'static Path {
-    static PROGRAMS: [OnceLock<PathBuf>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static PROGRAMS: [OnceLock<PathBuf>; 4] = [const { OnceLock::new() }; 4];
     PROGRAMS[build as usize].get_or_init(|| {
         let out = work().join(format!("shim_db-{build:?}"));
         let mut cmd = Command::new("c++");
@@ -81,12 +99,18 @@ fn program(build: Build) -> &'static Path {
             .arg(root().join("shim/tests/shim_db.cc"))
             .arg("-o")
             .arg(&out);
-        let shim_archive = shim_lib_dir().join("libleveldb_bloom_shim.a");
+        if build.sanitized() {
+            // UBSan's vptr check reads the type info of an object's dynamic type, and the shim's
+            // policy has none: it is built without RTTI, as leveldb is by default (shim/). The
+            // check would report every call the program makes on it; every other check stays.
+            cmd.args(asan::FLAGS).arg("-fno-sanitize=vptr");
+        }
+        let shim_archive = shim_lib_dir(build.sanitized()).join("libleveldb_bloom_shim.a");
         match build {
             Build::Dynamic => {
                 cmd.arg("-lleveldb");
             }
-            Build::StaticAhead => {
+            Build::StaticAhead | Build::SanitizedStaticAhead => {
                 // -u: the shim's member is taken before libleveldb.a is read, so leveldb's own
                 // bloom.cc.o is never needed, even when only leveldb's C API names the function.
                 cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
@@ -116,17 +140,27 @@ struct ShimUse {
     keys_tested: u64,
 }
 
-/// Runs the program (with the shim preloaded when `preload`), requiring its passing summary.
+/// Runs the program (with the shim preloaded when `preload`), requiring its passing summary, and
+/// no sanitizer report when it is sanitized.
 fn run_program(build: Build, args: &[&Path], preload: bool) -> Option<ShimUse> {
     let mut cmd = Command::new(program(build));
     cmd.args(args);
     if preload {
         cmd.env(
             "LD_PRELOAD",
-            shim_lib_dir().join("libleveldb_bloom_shim.so"),
+            shim_lib_dir(false).join("libleveldb_bloom_shim.so"),
         );
     }
-    let stdout = run(&mut cmd);
+    if build.sanitized() {
+        asan::set_options(&mut cmd, "");
+    }
+    let (stdout, stderr) = run_with_errors(&mut cmd);
+    // Every report stops the program (exit status checked above): this catches a report the
+    // options failed to make fatal.
+    assert!(
+        !stderr.contains("Sanitizer") && !stderr.contains("runtime error"),
+        "sanitizer report from {cmd:?}"
+    );
     let summary = stdout.lines().last().unwrap_or("");
     assert!(
         summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"),
@@ -213,8 +247,9 @@ fn assert_same_tables(stock: &Path, shim: &Path) {
 }
 
 /// Writes a database through each of `apis` with stock leveldb, and again with the shim linked as
-/// `build` (and preloaded when `preload`): the tables must be the same.
-fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], preload: bool) {
+/// `build` (and preloaded when `preload`): the tables must be the same. Returns the folder holding
+/// the databases, `stock-API` and `shim-API`.
+fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], preload: bool) -> PathBuf {
     let dir = dbs(test);
     for api in apis {
         let (stock, shim) = (
@@ -225,6 +260,7 @@ fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], preload: 
         write_with_shim(build, &shim, api, preload);
         assert_same_tables(&stock, &shim);
     }
+    dir
 }
 
 /// Runs `shim_db read`: every key found, no absent key found.
@@ -238,7 +274,7 @@ fn read(build: Build, db: &Path, preload: bool) -> Option<ShimUse> {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn shim_libraries_leave_leveldb_c_api_alone() {
-    let lib = shim_lib_dir();
+    let lib = shim_lib_dir(false);
     let nm = |args: &[&str], file: &Path| run(Command::new("nm").args(args).arg(file));
     let is_leveldb_c_symbol =
         |name: &str| name.starts_with("leveldb_filterpolicy_") || name == "leveldb_free";
@@ -348,4 +384,21 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
         &["cxx", "c"],
         false,
     );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_asan, has_cmake, has_leveldb)),
+    ignore = "needs gcc's libasan/libubsan, cmake and libleveldb-dev"
+)]
+fn static_shim_under_address_and_undefined_behaviour_sanitizers() {
+    let dir = assert_writes_stock_tables(
+        "sanitized-static-ahead",
+        Build::SanitizedStaticAhead,
+        &["cxx", "c"],
+        false,
+    );
+    let reader = read(Build::SanitizedStaticAhead, &dir.join("stock-cxx"), false)
+        .expect("the shim must be in use");
+    assert!(reader.keys_tested > 0, "the shim tested no key: {reader:?}");
 }

@@ -9,14 +9,20 @@ use crate::paths::root;
 
 /// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
 pub fn run(cmd: &mut Command) -> String {
+    run_with_errors(cmd).0
+}
+
+/// [`run`], returning the standard error too.
+pub fn run_with_errors(cmd: &mut Command) -> (String, String) {
     let output = cmd
         .output()
         .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     print!("{stdout}");
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    eprint!("{stderr}");
     assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
-    stdout
+    (stdout, stderr)
 }
 
 /// Configures and builds this project in `build` (removed first, so every run starts fresh)
