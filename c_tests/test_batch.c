@@ -28,10 +28,8 @@ static int batch_matches(const leveldb_filterpolicy_t *policy, const vector_read
 }
 
 static void check_vectors(const char *dir, const char *name) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
   vector_reader_t r;
-  vector_open(&r, path);
+  vector_open(&r, dir, name);
   unsigned long records = 0;
   for (record_kind_t kind; (kind = vector_next(&r)) != RECORD_END; records++) {
     leveldb_filterpolicy_t *policy =

@@ -45,10 +45,8 @@ static void check_filled_in_place(const vector_reader_t *r) {
 }
 
 static void check_file(const char *dir, const char *name) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
   vector_reader_t r;
-  vector_open(&r, path);
+  vector_open(&r, dir, name);
   unsigned long records = 0;
   for (record_kind_t kind; (kind = vector_next(&r)) != RECORD_END; records++) {
     int bits_per_key = kind == RECORD_FILTER ? r.bits_per_key : 10;

@@ -68,7 +68,10 @@ static char *read_line(vector_reader_t *r) {
   return r->line;
 }
 
-static void vector_open(vector_reader_t *r, const char *path) {
+/* Opens DIR/NAME, e.g. the vectors folder a test was given and "build.txt". */
+static void vector_open(vector_reader_t *r, const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   memset(r, 0, sizeof *r);
   r->file = fopen(path, "r");
   if (r->file == NULL || read_line(r) == NULL || strcmp(r->line, "leveldb-bloom vectors v1") != 0) {
