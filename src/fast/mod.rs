@@ -13,11 +13,14 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod one;
 #[cfg(test)]
 mod tests;
 
 use crate::bloom::MAX_PROBES;
 use crate::hash::bloom_hash;
+
+pub(crate) use one::may_match_one;
 
 /// Keys hashed per step: enough to keep several hash chains and cache misses in flight, few
 /// enough that the chunk's probe positions stay in L1.
