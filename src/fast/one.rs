@@ -1,7 +1,6 @@
 //! One key against one filter, the single-key query. Nothing overlaps across keys inside one call,
 //! so what counts is the work per call and the branches that a key's length or bits decide.
 
-use crate::bloom::MAX_PROBES;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 
 /// leveldb's `KeyMayMatch` for one key.
@@ -11,16 +10,10 @@ use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
 #[inline]
 pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
-    let Some((&k, array)) = filter.split_last() else {
-        return false;
+    let (array, k) = match super::parse(filter) {
+        Ok(parsed) => parsed,
+        Err(answer) => return answer,
     };
-    if array.is_empty() {
-        return false;
-    }
-    if k > MAX_PROBES {
-        // Reserved for potentially new encodings of short filters: consider it a match.
-        return true;
-    }
     let positions = Positions::new(array.len());
     let mut h = bloom_hash_one(key);
     let delta = h.rotate_right(17);
