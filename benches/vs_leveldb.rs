@@ -15,6 +15,15 @@ fn main() {
     let exe = std::env::current_exe().expect("runner path");
     let lib_dir = exe.parent().expect("target/release/deps");
     let program = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vs_leveldb");
+    // The program asks for the library by its soname (build.rs): link that name to this build's.
+    let soname_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vs_leveldb_lib");
+    let soname = soname_dir.join(concat!(
+        "libleveldb_bloom.so.",
+        env!("CARGO_PKG_VERSION_MAJOR")
+    ));
+    std::fs::create_dir_all(&soname_dir).expect("library folder");
+    let _ = std::fs::remove_file(&soname);
+    std::os::unix::fs::symlink(lib_dir.join("libleveldb_bloom.so"), &soname).expect("soname link");
     // Linked shared, ours first: leveldb's C API has functions of the same names, and ours must
     // win. Timed calls cross one library boundary on either side.
     let status = Command::new("c++")
@@ -26,7 +35,7 @@ fn main() {
         .arg(&program)
         .arg(format!("-L{}", lib_dir.display()))
         .arg("-lleveldb_bloom")
-        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg(format!("-Wl,-rpath,{}", soname_dir.display()))
         .arg("-lleveldb")
         .status()
         .expect("c++ starts");

@@ -1,13 +1,12 @@
 //! leveldb's bloom filter (`util/bloom.cc`, leveldb 1.23, policy `leveldb.BuiltinBloomFilter2`).
 //!
 //! A filter is a bit array followed by one byte holding k, the number of probes. A key sets (or
-//! tests) k bits chosen by double hashing from one 32-bit hash. Building and batch queries run on
-//! the fast paths in src/fast; [`crate::scalar`] is the plain version they are tested against.
+//! tests) k bits chosen by double hashing from one 32-bit hash. Building and queries run on the
+//! fast paths in src/fast; [`crate::scalar`] is the plain version they are tested against.
 
 use std::collections::TryReserveError;
 
 use crate::fast::{self, Isa};
-use crate::scalar;
 
 /// The name leveldb records in a table's metaindex for filters of this format.
 pub const POLICY_NAME: &str = "leveldb.BuiltinBloomFilter2";
@@ -140,9 +139,7 @@ impl BloomPolicy {
 /// leveldb does for any bytes, corrupt ones included.
 #[must_use]
 pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
-    // For one key the plain path is the fastest measured (README, "Speed"): the fast paths' gains
-    // come from many keys at once, and a per-filter modulo constant costs a division itself.
-    scalar::key_may_match(key, filter)
+    fast::may_match_one(key, filter)
 }
 
 /// [`key_may_match`] for each of `keys` against one `filter`: `results[i]` is the answer for

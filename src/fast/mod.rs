@@ -13,11 +13,14 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod one;
 #[cfg(test)]
 mod tests;
 
 use crate::bloom::MAX_PROBES;
 use crate::hash::bloom_hash;
+
+pub(crate) use one::may_match_one;
 
 /// Keys hashed per step: enough to keep several hash chains and cache misses in flight, few
 /// enough that the chunk's probe positions stay in L1.
@@ -265,8 +268,9 @@ pub(crate) fn fill<'k>(
 }
 
 /// What a filter's framing decides before any probe, as leveldb's `KeyMayMatch`: `Err(answer)`
-/// for every key, or `Ok` with the bit array and probes.
-fn parse(filter: &[u8]) -> Result<(&[u8], Probes), bool> {
+/// for every key, or `Ok` with the bit array and k.
+#[inline(always)]
+fn parse(filter: &[u8]) -> Result<(&[u8], u8), bool> {
     let Some((&k, array)) = filter.split_last() else {
         return Err(false);
     };
@@ -277,7 +281,7 @@ fn parse(filter: &[u8]) -> Result<(&[u8], Probes), bool> {
         // Reserved for potentially new encodings of short filters: consider it a match.
         return Err(true);
     }
-    Ok((array, Probes::new(array.len(), k)))
+    Ok((array, k))
 }
 
 /// leveldb's `KeyMayMatch` for each key, written to `results` in order; `results` must have
@@ -289,7 +293,7 @@ pub(crate) fn may_match_batch<'k, T: From<bool>>(
     results: &mut [T],
 ) {
     let (array, probes) = match parse(filter) {
-        Ok(parsed) => parsed,
+        Ok((array, k)) => (array, Probes::new(array.len(), k)),
         Err(answer) => {
             results.iter_mut().for_each(|r| *r = answer.into());
             return;

@@ -59,12 +59,19 @@ fn scalar_filter(bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
     filter
 }
 
-/// Checks the batch answers of every path for `probes` against the oracle.
+/// Checks the batch and single-key answers of every path for `probes` against the oracle.
 fn check_answers(filter: &[u8], probes: &[&[u8]]) {
     let expected: Vec<bool> = probes
         .iter()
         .map(|p| scalar::key_may_match(p, filter))
         .collect();
+    let single: Vec<bool> = probes.iter().map(|p| may_match_one(p, filter)).collect();
+    assert_eq!(
+        single,
+        expected,
+        "single key, filter of {} bytes",
+        filter.len()
+    );
     for isa in isas() {
         let mut got = vec![!expected.first().copied().unwrap_or(false); probes.len()];
         may_match_batch(isa, probes.iter().copied(), filter, &mut got);
@@ -98,9 +105,12 @@ fn probe_positions_equal_64_bit_modulo() {
         (1 << 29) - 1,
     ];
     hashes.extend((0..64).map(|_| rng.next() as u32));
+    // Lengths of 2^29 bytes and more: 2^32 bits and more, where the position is h itself.
+    lens.extend([(1 << 32) - 1, 1 << 32, usize::MAX / 8, usize::MAX]);
     for &len in &lens {
         let probes = Probes::new(len, 1);
-        let bits = len as u64 * 8;
+        let single = one::Positions::new(len);
+        let bits = (len as u64).saturating_mul(8);
         // Hashes next to multiples of bits, where a quotient off by one would show.
         let near_multiples = (0..8).flat_map(|_| {
             let multiple = (rng.next() % (1 << 32)) / bits * bits;
@@ -109,6 +119,7 @@ fn probe_positions_equal_64_bit_modulo() {
         for h in hashes.iter().copied().chain(near_multiples) {
             let want = (u64::from(h) % bits) as u32;
             assert_eq!(probes.position(h), want, "h = {h}, array of {len} bytes");
+            assert_eq!(single.of(h), want as usize, "h = {h}, array of {len} bytes");
         }
     }
 }
@@ -146,6 +157,8 @@ fn hashes_equal_scalar_for_every_length_and_grouping() {
             assert_eq!(got, want[300..300 + n], "{isa:?}, {n} keys");
         }
     }
+    let single: Vec<u32> = keys.iter().map(|k| one::bloom_hash_one(k)).collect();
+    assert_eq!(single, want, "single-key hash");
 }
 
 #[test]
@@ -263,6 +276,11 @@ fn check_vector_file(name: &str) -> usize {
             may_match_batch(isa, probes.iter().copied(), &record.filter, &mut got);
             assert_eq!(got, record.answers, "{isa:?} batch: {name}");
         }
+        let single: Vec<bool> = probes
+            .iter()
+            .map(|p| may_match_one(p, &record.filter))
+            .collect();
+        assert_eq!(single, record.answers, "single key: {name}");
     })
 }
 

@@ -1,0 +1,95 @@
+//! One key against one filter, the single-key query. Nothing overlaps across keys inside one call,
+//! so what counts is the work per call and the branches that a key's length or bits decide.
+
+use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
+
+/// leveldb's `KeyMayMatch` for one key.
+///
+/// Every probe is tested, without branching on the bits: a query for an absent key would
+/// otherwise mispredict its exit about once, and nothing of the next query could start before the
+/// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
+#[inline]
+pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
+    let (array, k) = match super::parse(filter) {
+        Ok(parsed) => parsed,
+        Err(answer) => return answer,
+    };
+    let positions = Positions::new(array.len());
+    let mut h = bloom_hash_one(key);
+    let delta = h.rotate_right(17);
+    let mut all_set = 1;
+    for _ in 0..k {
+        let pos = positions.of(h);
+        // pos < bits, so the byte always exists; `get` states it without a panic path.
+        let byte = array.get(pos >> 3).copied().unwrap_or(0xff);
+        all_set &= byte >> (pos & 7);
+        h = h.wrapping_add(delta);
+    }
+    all_set & 1 != 0
+}
+
+/// leveldb's probe position `h % bits` (64-bit) in a bit array, by Lemire's exact remainder
+/// ("Faster Remainder by Direct Computation", 2019): for a < 2^32 and 1 < d <= 2^32, with
+/// m = floor((2^64 - 1) / d) + 1, a % d is the high 64 bits of (m * a mod 2^64) * d. d is the bit
+/// count clamped to 2^32: past that leveldb's position is h itself, and so is h % 2^32. Two
+/// multiplies per probe; the one division, for m, depends only on the filter's length, so it runs
+/// alongside the hash.
+pub(super) struct Positions {
+    m: u64,
+    bits: u64,
+}
+
+impl Positions {
+    #[inline(always)]
+    pub(super) fn new(array_len: usize) -> Positions {
+        let bits = (array_len as u64).saturating_mul(8).min(1 << 32);
+        debug_assert!(bits >= 8);
+        Positions {
+            m: (u64::MAX / bits) + 1,
+            bits,
+        }
+    }
+
+    /// The bit index (byte * 8 + bit) of hash `h`.
+    #[inline(always)]
+    pub(super) fn of(&self, h: u32) -> usize {
+        let low = self.m.wrapping_mul(u64::from(h));
+        ((u128::from(low) * u128::from(self.bits)) >> 64) as usize
+    }
+}
+
+/// [`bloom_hash`] with fewer branches that a key's length decides, as keys of varying length
+/// mispredict them: 8 bytes per loop step, then the odd word and the 1–3 tail bytes (read as
+/// the key's last 4 bytes, shifted) each computed and kept or dropped by a conditional move.
+#[inline(always)]
+pub(super) fn bloom_hash_one(key: &[u8]) -> u32 {
+    let Some(last4) = key.last_chunk::<4>() else {
+        return bloom_hash(key);
+    };
+    let len = key.len();
+    let mut h = BLOOM_SEED ^ (len as u32).wrapping_mul(MULTIPLIER);
+    let mut pairs = key.chunks_exact(8);
+    for pair in &mut pairs {
+        let pair = u64::from_le_bytes(pair.try_into().expect("8 bytes"));
+        h = mix(mix(h, pair as u32), (pair >> 32) as u32);
+    }
+    let rest = pairs.remainder();
+    // The odd word, if rest has one; otherwise any 4 bytes of the key, dropped.
+    let at = (len - rest.len()).min(len - 4);
+    let word = u32::from_le_bytes(key[at..at + 4].try_into().expect("4 bytes"));
+    let with_word = mix(h, word);
+    h = if rest.len() >= 4 { with_word } else { h };
+    let tail_len = len % 4;
+    // The tail bytes are the last tail_len bytes: shift the others out (all of them for none).
+    let tail = (u64::from(u32::from_le_bytes(*last4)) >> (8 * (4 - tail_len))) as u32;
+    let with_tail = h.wrapping_add(tail).wrapping_mul(MULTIPLIER);
+    let with_tail = with_tail ^ (with_tail >> 24);
+    if tail_len != 0 { with_tail } else { h }
+}
+
+/// One word of leveldb's hash loop.
+#[inline(always)]
+fn mix(h: u32, word: u32) -> u32 {
+    let h = h.wrapping_add(word).wrapping_mul(MULTIPLIER);
+    h ^ (h >> 16)
+}
