@@ -49,7 +49,7 @@ pub struct leveldb_bloom_slice_t {
 }
 
 /// The policy `NewBloomFilterPolicy(bits_per_key)` makes; `None` for a negative `bits_per_key`.
-fn policy(bits_per_key: c_int) -> Option<BloomPolicy> {
+pub(crate) fn policy(bits_per_key: c_int) -> Option<BloomPolicy> {
     u32::try_from(bits_per_key).ok().map(BloomPolicy::new)
 }
 

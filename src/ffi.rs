@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use crate::bloom::{BloomPolicy, key_may_match};
-use crate::core_ffi::{BLOOM_NAME, bytes, ffi_boundary};
+use crate::core_ffi::{BLOOM_NAME, bytes, ffi_boundary, policy};
 use crate::fast::{self, Isa};
 
 /// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
@@ -152,9 +152,9 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
     bits_per_key: c_int,
 ) -> *mut leveldb_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
-        match u32::try_from(bits_per_key) {
-            Ok(bits_per_key) => into_raw(PolicyKind::Bloom(BloomPolicy::new(bits_per_key))),
-            Err(_) => ptr::null_mut(),
+        match policy(bits_per_key) {
+            Some(bloom) => into_raw(PolicyKind::Bloom(bloom)),
+            None => ptr::null_mut(),
         }
     })
 }

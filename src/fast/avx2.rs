@@ -6,7 +6,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{CHUNK, Probes};
+use super::{CHUNK, Probes, tail_word};
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 
 /// [`super::fill_chunk`] with AVX2: the probe positions 8 lanes per instruction.
@@ -62,19 +62,6 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
     }
     for (key, hash) in groups.remainder().iter().zip(outs.into_remainder()) {
         *hash = bloom_hash(key);
-    }
-}
-
-/// The little-endian value of the 1..3 bytes after the key's last whole word (0 if none).
-fn tail_word(key: &[u8]) -> u32 {
-    let tail = key.len() % 4;
-    match key.last_chunk::<4>() {
-        // The key's last 4 bytes, shifted down to its tail bytes (to nothing without a tail).
-        Some(&last) => (u64::from(u32::from_le_bytes(last)) >> (8 * (4 - tail))) as u32,
-        None => key
-            .iter()
-            .rev()
-            .fold(0, |acc, &b| (acc << 8) | u32::from(b)),
     }
 }
 

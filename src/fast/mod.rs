@@ -165,6 +165,20 @@ impl Rows {
     }
 }
 
+/// The little-endian value of the 1..3 bytes after the key's last whole word (0 if none).
+#[inline(always)]
+fn tail_word(key: &[u8]) -> u32 {
+    let tail = key.len() % 4;
+    match key.last_chunk::<4>() {
+        // The key's last 4 bytes, shifted down to its tail bytes (to nothing without a tail).
+        Some(&last) => (u64::from(u32::from_le_bytes(last)) >> (8 * (4 - tail))) as u32,
+        None => key
+            .iter()
+            .rev()
+            .fold(0, |acc, &b| (acc << 8) | u32::from(b)),
+    }
+}
+
 /// Hashes `keys` a chunk at a time and hands each chunk's hashes to `f`, with how many of them
 /// are this chunk's (the rest are stale).
 #[inline(always)]

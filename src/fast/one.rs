@@ -59,14 +59,15 @@ impl Positions {
 }
 
 /// [`bloom_hash`] with fewer branches that a key's length decides, as keys of varying length
-/// mispredict them: 8 bytes per loop step, then the odd word and the 1–3 tail bytes (read as
-/// the key's last 4 bytes, shifted) each computed and kept or dropped by a conditional move.
+/// mispredict them: 8 bytes per loop step, then the odd word and the 1–3 tail bytes
+/// ([`super::tail_word`]: the key's last 4 bytes, shifted) each computed and kept or dropped by
+/// a conditional move.
 #[inline(always)]
 pub(super) fn bloom_hash_one(key: &[u8]) -> u32 {
-    let Some(last4) = key.last_chunk::<4>() else {
-        return bloom_hash(key);
-    };
     let len = key.len();
+    if len < 4 {
+        return bloom_hash(key);
+    }
     let mut h = BLOOM_SEED ^ (len as u32).wrapping_mul(MULTIPLIER);
     let mut pairs = key.chunks_exact(8);
     for pair in &mut pairs {
@@ -79,12 +80,11 @@ pub(super) fn bloom_hash_one(key: &[u8]) -> u32 {
     let word = u32::from_le_bytes(key[at..at + 4].try_into().expect("4 bytes"));
     let with_word = mix(h, word);
     h = if rest.len() >= 4 { with_word } else { h };
-    let tail_len = len % 4;
-    // The tail bytes are the last tail_len bytes: shift the others out (all of them for none).
-    let tail = (u64::from(u32::from_le_bytes(*last4)) >> (8 * (4 - tail_len))) as u32;
-    let with_tail = h.wrapping_add(tail).wrapping_mul(MULTIPLIER);
+    let with_tail = h
+        .wrapping_add(super::tail_word(key))
+        .wrapping_mul(MULTIPLIER);
     let with_tail = with_tail ^ (with_tail >> 24);
-    if tail_len != 0 { with_tail } else { h }
+    if len % 4 != 0 { with_tail } else { h }
 }
 
 /// One word of leveldb's hash loop.
