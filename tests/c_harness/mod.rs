@@ -115,9 +115,17 @@ pub fn program(source: &str, budget: Budget) -> Program {
 }
 
 /// A folder holding `libleveldb_bloom.so.0` (the soname, which programs linked with the shared
-/// library ask for) pointing to cargo's `libleveldb_bloom.so`: the programs' rpath.
+/// library ask for) pointing to cargo's `libleveldb_bloom.so`: the programs' rpath. One per
+/// profile (target/<profile>), so the benchmark's release build and the tests' debug build do
+/// not repoint each other's link.
 fn soname_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soname");
+    let profile = lib_dir()
+        .parent()
+        .and_then(Path::file_name)
+        .map(|p| p.to_os_string());
+    let mut name = std::ffi::OsString::from("soname-");
+    name.push(profile.unwrap_or_default());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).expect("soname folder");
     let soname = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION_MAJOR"));
     // Several tests may get here at once: each makes its own link and renames it into place.
