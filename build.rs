@@ -15,6 +15,7 @@ fn main() {
     detect_pytest();
     detect_cmake();
     detect_sanitizers();
+    detect_simd();
 }
 
 /// `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs linked against a cargo build
@@ -163,6 +164,28 @@ fn detect_sanitizers() {
         // Installing it changes one of these folders, which reruns this script.
         for dir in install_dirs {
             println!("cargo::rerun-if-changed={}", dir.display());
+        }
+    }
+}
+
+/// Which SIMD paths this machine runs (cfg `host_avx2`, `host_avx512`): the tests run where they
+/// are built, and a path the CPU lacks is reported as an ignored test, never passed untested.
+fn detect_simd() {
+    println!("cargo::rustc-check-cfg=cfg(host_avx2, host_avx512)");
+    #[cfg(target_arch = "x86_64")]
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx2") {
+            println!("cargo::rustc-cfg=host_avx2");
+        }
+        // The features src/fast/mod.rs requires for its AVX-512 path.
+        if has!("avx512f")
+            && has!("avx512bw")
+            && has!("avx512vl")
+            && has!("avx512vbmi")
+            && has!("bmi2")
+        {
+            println!("cargo::rustc-cfg=host_avx512");
         }
     }
 }

@@ -453,11 +453,21 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
                 let key_bytes = |(&key, &len)| unsafe { bytes(key, len) };
                 let pairs = || keys.iter().zip(key_lengths);
                 // A key that cannot exist is hashed as the empty key, then answered 1 below.
-                let valid_or_empty = pairs().map(|pair| key_bytes(pair).unwrap_or_default());
-                fast::may_match_batch(Isa::best(), valid_or_empty, filter, results);
-                for (pair, result) in pairs().zip(results) {
-                    if key_bytes(pair).is_none() {
-                        *result = 1;
+                let mut any_invalid = false;
+                let valid_or_empty = pairs().map(|pair| {
+                    let key = key_bytes(pair);
+                    any_invalid |= key.is_none();
+                    key.unwrap_or_default()
+                });
+                // SAFETY: every byte of `results` is 1, a valid bool, and only bools are written
+                // through the view.
+                let answers = unsafe { &mut *(ptr::from_mut(results) as *mut [bool]) };
+                fast::may_match_batch(Isa::best(), valid_or_empty, filter, answers);
+                if any_invalid {
+                    for (pair, result) in pairs().zip(results) {
+                        if key_bytes(pair).is_none() {
+                            *result = 1;
+                        }
                     }
                 }
             }

@@ -31,10 +31,10 @@ pub(super) unsafe fn fill_chunk(
 pub(super) unsafe fn test_chunk(
     probes: &Probes,
     hashes: &[u32; CHUNK],
-    n: usize,
     array: &[u8],
-) -> [bool; CHUNK] {
-    super::test_chunk(probes, hashes, n, array)
+    out: &mut [bool],
+) {
+    super::test_chunk(probes, hashes, array, out);
 }
 
 /// Keys longer than this are hashed one at a time: a lane holds one row of 8 words, and long

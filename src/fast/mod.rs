@@ -3,16 +3,22 @@
 //!
 //! Where leveldb's loop spends its time, and what replaces it here:
 //! - a 64-bit division per probe (`h % bits`): an exact multiply-and-shift with a constant
-//!   computed once per filter, 8 probes at a time in vectors ([`Probes`]);
+//!   computed once per filter (from a table for block-sized ones), 8 or 16 probes at a time in
+//!   vectors ([`Probes`]);
 //! - one serial multiply chain per key hash: keys are hashed a chunk at a time so independent
-//!   chains overlap, with AVX2 8 keys per instruction ([`Isa`]);
-//! - cache misses in filters past the caches: a chunk's probe positions are computed first and
-//!   prefetched, so the misses overlap instead of queueing one after another;
+//!   chains overlap, with AVX2 8 and AVX-512 16 keys per instruction ([`Isa`]);
+//! - reading probed bits one by one: with AVX-512, 16 at a time, by byte permutes from registers
+//!   holding a block's whole filter, or by gathers;
+//! - cache misses in filters past the caches: on the portable and AVX2 paths a chunk's probe
+//!   positions are computed first and prefetched, so the misses overlap instead of queueing one
+//!   after another (the AVX-512 path goes without; see src/fast/avx512.rs);
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod one;
 #[cfg(test)]
 mod tests;
@@ -38,16 +44,45 @@ pub(crate) enum Isa {
     /// 8 keys at once in AVX2 lanes. Only constructed when the CPU has AVX2.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// 16 keys at once in AVX-512 lanes, with byte-masked loads and byte permutes (AVX-512 F,
+    /// BW, VL and VBMI, and BMI2: Ice Lake, Zen 4 and later). Only constructed when the CPU has
+    /// them.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Isa {
-    /// The fastest the CPU running us supports (std caches the detection).
+    /// The fastest the CPU running us supports, detected once.
+    #[inline]
     pub(crate) fn best() -> Isa {
+        static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| {
+            *Isa::available()
+                .last()
+                .expect("the portable path is always there")
+        })
+    }
+
+    /// Every instruction set this CPU can run, slowest first.
+    pub(crate) fn available() -> Vec<Isa> {
+        #[allow(unused_mut)] // Only x86-64 has more than the portable path.
+        let mut isas = vec![Isa::Portable];
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Isa::Avx2;
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") {
+                isas.push(Isa::Avx2);
+            }
+            if has!("avx512f")
+                && has!("avx512bw")
+                && has!("avx512vl")
+                && has!("avx512vbmi")
+                && has!("bmi2")
+            {
+                isas.push(Isa::Avx512);
+            }
         }
-        Isa::Portable
+        isas
     }
 
     /// Writes `bloom_hash(keys[i])` to `hashes[i]`.
@@ -61,32 +96,43 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
             Isa::Avx2 => unsafe { avx2::hash_keys(keys, hashes) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::hash_keys(keys, hashes) },
         }
     }
 
-    /// [`fill_chunk`], compiled for this instruction set.
-    fn fill_chunk(self, probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &mut [u8]) {
+    /// The hashes of the first `n` keys of a chunk (the rest are stale).
+    fn hash_chunk(self, keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
+        let mut hashes = [0; CHUNK];
+        self.hash_keys(&keys[..n], &mut hashes[..n]);
+        hashes
+    }
+
+    /// Sets the bits of the first `n` keys of a chunk.
+    fn fill_chunk(self, probes: &Probes, keys: &[&[u8]; CHUNK], n: usize, array: &mut [u8]) {
         match self {
-            Isa::Portable => fill_chunk(probes, hashes, n, array),
+            Isa::Portable => fill_chunk(probes, &self.hash_chunk(keys, n), n, array),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::fill_chunk(probes, hashes, n, array) },
+            Isa::Avx2 => unsafe { avx2::fill_chunk(probes, &self.hash_chunk(keys, n), n, array) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::fill_chunk(probes, keys, n, array) },
         }
     }
 
-    /// [`test_chunk`], compiled for this instruction set.
-    fn test_chunk(
-        self,
-        probes: &Probes,
-        hashes: &[u32; CHUNK],
-        n: usize,
-        array: &[u8],
-    ) -> [bool; CHUNK] {
+    /// Writes whether each of the first `out.len()` keys of a chunk may match.
+    fn test_chunk(self, probes: &Probes, keys: &[&[u8]; CHUNK], array: &[u8], out: &mut [bool]) {
+        let n = out.len();
         match self {
-            Isa::Portable => test_chunk(probes, hashes, n, array),
+            Isa::Portable => test_chunk(probes, &self.hash_chunk(keys, n), array, out),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::test_chunk(probes, hashes, n, array) },
+            Isa::Avx2 => unsafe { avx2::test_chunk(probes, &self.hash_chunk(keys, n), array, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::test_chunk(probes, keys, array, out) },
         }
     }
 }
@@ -117,8 +163,12 @@ impl Probes {
     fn new(array_len: usize, k: u8) -> Probes {
         debug_assert!(array_len > 0 && k <= MAX_PROBES);
         let len = array_len.min(1 << 29) as u32;
-        let shift = 29 + len.next_power_of_two().trailing_zeros();
-        let magic = (1u64 << shift).div_ceil(u64::from(len)) as u32;
+        // A single query would spend as long on the division as on its probes; block-sized
+        // arrays take their constants from a table instead.
+        let (magic, shift) = match SMALL_ARRAY_MAGIC.get(len as usize) {
+            Some(&constants) => constants,
+            None => magic_and_shift(len),
+        };
         Probes {
             len,
             magic,
@@ -135,6 +185,24 @@ impl Probes {
         ((a - q * self.len) << 3) | (h & 7)
     }
 }
+
+/// [`Probes`]' magic and shift for an array of `len` bytes, 1 <= len <= 2^29.
+const fn magic_and_shift(len: u32) -> (u32, u32) {
+    let shift = 29 + len.next_power_of_two().trailing_zeros();
+    let magic = (1u64 << shift).div_ceil(len as u64) as u32;
+    (magic, shift)
+}
+
+/// [`magic_and_shift`] of every array length up to 256 bytes (index 0 unused).
+static SMALL_ARRAY_MAGIC: [(u32, u32); 257] = {
+    let mut table = [(0, 0); 257];
+    let mut len = 1;
+    while len < table.len() {
+        table[len] = magic_and_shift(len as u32);
+        len += 1;
+    }
+    table
+};
 
 /// The probe positions of a chunk of keys, one row (one probe of every key) at a time, in
 /// leveldb's probe order. All CHUNK lanes are computed, stale ones too, so that the loop has a
@@ -179,17 +247,15 @@ fn tail_word(key: &[u8]) -> u32 {
     }
 }
 
-/// Hashes `keys` a chunk at a time and hands each chunk's hashes to `f`, with how many of them
-/// are this chunk's (the rest are stale).
+/// Hands `keys` to `f` a chunk at a time, with how many of the chunk's keys are new (the rest
+/// are stale, left from the previous chunk).
 #[inline(always)]
 fn for_each_chunk<'k>(
-    isa: Isa,
     keys: impl IntoIterator<Item = &'k [u8]>,
-    mut f: impl FnMut(&[u32; CHUNK], usize),
+    mut f: impl FnMut(&[&'k [u8]; CHUNK], usize),
 ) {
     let mut keys = keys.into_iter();
     let mut chunk: [&[u8]; CHUNK] = [&[]; CHUNK];
-    let mut hashes = [0u32; CHUNK];
     loop {
         let mut n = 0;
         while n < CHUNK {
@@ -200,8 +266,7 @@ fn for_each_chunk<'k>(
         if n == 0 {
             return;
         }
-        isa.hash_keys(&chunk[..n], &mut hashes[..n]);
-        f(&hashes, n);
+        f(&chunk, n);
         if n < CHUNK {
             return;
         }
@@ -250,9 +315,11 @@ fn fill_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &mut [u8]
     }
 }
 
-/// Whether all probes of each key of a chunk are set, given their hashes.
+/// Writes whether all probes of each of the first `out.len()` keys of a chunk are set, given
+/// their hashes.
 #[inline(always)]
-fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &[u8]) -> [bool; CHUNK] {
+fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], array: &[u8], out: &mut [bool]) {
+    let n = out.len();
     prefetch_probes(probes, array, hashes, n);
     // Every probe is tested, without branching on the bits: an early exit would mispredict
     // about once per key, which costs more than the probes it saves.
@@ -265,7 +332,7 @@ fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], n: usize, array: &[u8]) ->
             *set &= array[(pos >> 3) as usize] & (1 << (pos & 7)) != 0;
         }
     }
-    all_set
+    out.copy_from_slice(&all_set[..n]);
 }
 
 /// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
@@ -276,9 +343,7 @@ pub(crate) fn fill<'k>(
     array: &mut [u8],
 ) {
     let probes = Probes::new(array.len(), k);
-    for_each_chunk(isa, keys, |hashes, n| {
-        isa.fill_chunk(&probes, hashes, n, array)
-    });
+    for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
 }
 
 /// What a filter's framing decides before any probe, as leveldb's `KeyMayMatch`: `Err(answer)`
@@ -300,25 +365,22 @@ fn parse(filter: &[u8]) -> Result<(&[u8], u8), bool> {
 
 /// leveldb's `KeyMayMatch` for each key, written to `results` in order; `results` must have
 /// one slot per key.
-pub(crate) fn may_match_batch<'k, T: From<bool>>(
+pub(crate) fn may_match_batch<'k>(
     isa: Isa,
     keys: impl IntoIterator<Item = &'k [u8]>,
     filter: &[u8],
-    results: &mut [T],
+    results: &mut [bool],
 ) {
     let (array, probes) = match parse(filter) {
         Ok((array, k)) => (array, Probes::new(array.len(), k)),
         Err(answer) => {
-            results.iter_mut().for_each(|r| *r = answer.into());
+            results.fill(answer);
             return;
         }
     };
     let mut results = results.chunks_mut(CHUNK);
-    for_each_chunk(isa, keys, |hashes, n| {
-        let all_set = isa.test_chunk(&probes, hashes, n, array);
-        let results = results.next().expect("one result slot per key");
-        for (result, &set) in results.iter_mut().zip(&all_set) {
-            *result = set.into();
-        }
+    for_each_chunk(keys, |chunk, n| {
+        let out = results.next().expect("one result slot per key");
+        isa.test_chunk(&probes, chunk, array, &mut out[..n]);
     });
 }

@@ -1,19 +1,34 @@
 //! One key against one filter, the single-key query. Nothing overlaps across keys inside one call,
 //! so what counts is the work per call and the branches that a key's length or bits decide.
+//! With AVX-512 all k probes are computed and tested in one vector (src/fast/avx512.rs); the
+//! scalar path here serves every other CPU.
 
+use super::Isa;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 
-/// leveldb's `KeyMayMatch` for one key.
+/// leveldb's `KeyMayMatch` for one key, on the fastest path this CPU has.
+#[inline]
+pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
+    may_match_one_on(Isa::best(), key, filter)
+}
+
+/// [`may_match_one`] on the path of `isa`: the AVX-512 one, or the scalar one for every other.
 ///
 /// Every probe is tested, without branching on the bits: a query for an absent key would
 /// otherwise mispredict its exit about once, and nothing of the next query could start before the
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
-#[inline]
-pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
+#[inline(always)]
+pub(super) fn may_match_one_on(isa: Isa, key: &[u8], filter: &[u8]) -> bool {
     let (array, k) = match super::parse(filter) {
         Ok(parsed) => parsed,
         Err(answer) => return answer,
     };
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx512 {
+        // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+        return unsafe { super::avx512::may_match_one(key, array, k) };
+    }
+    let _ = isa; // Without x86-64 there is only the scalar path.
     let positions = Positions::new(array.len());
     let mut h = bloom_hash_one(key);
     let delta = h.rotate_right(17);

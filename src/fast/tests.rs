@@ -10,11 +10,29 @@ mod common;
 
 /// The portable path and every SIMD one this CPU can run.
 fn isas() -> Vec<Isa> {
-    let mut isas = vec![Isa::Portable];
-    if Isa::best() != Isa::Portable {
-        isas.push(Isa::best());
-    }
-    isas
+    Isa::available()
+}
+
+// The tests here compare every path `isas()` lists with the oracle. A SIMD path this CPU lacks is
+// not among them: these two say so as ignored tests instead of passing.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[cfg_attr(
+    not(host_avx2),
+    ignore = "this CPU has no AVX2: the AVX2 paths are untested here"
+)]
+fn avx2_paths_are_tested() {
+    assert!(isas().contains(&Isa::Avx2));
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[cfg_attr(
+    not(host_avx512),
+    ignore = "this CPU lacks AVX-512 F/BW/VL/VBMI: the AVX-512 paths are untested here"
+)]
+fn avx512_paths_are_tested() {
+    assert!(isas().contains(&Isa::Avx512));
 }
 
 /// splitmix64: deterministic keys without a dependency.
@@ -65,14 +83,17 @@ fn check_answers(filter: &[u8], probes: &[&[u8]]) {
         .iter()
         .map(|p| scalar::key_may_match(p, filter))
         .collect();
-    let single: Vec<bool> = probes.iter().map(|p| may_match_one(p, filter)).collect();
-    assert_eq!(
-        single,
-        expected,
-        "single key, filter of {} bytes",
-        filter.len()
-    );
     for isa in isas() {
+        let single: Vec<bool> = probes
+            .iter()
+            .map(|p| one::may_match_one_on(isa, p, filter))
+            .collect();
+        assert_eq!(
+            single,
+            expected,
+            "{isa:?} single key, filter of {} bytes",
+            filter.len()
+        );
         let mut got = vec![!expected.first().copied().unwrap_or(false); probes.len()];
         may_match_batch(isa, probes.iter().copied(), filter, &mut got);
         assert_eq!(
@@ -116,10 +137,24 @@ fn probe_positions_equal_64_bit_modulo() {
             let multiple = (rng.next() % (1 << 32)) / bits * bits;
             (multiple.saturating_sub(9)..multiple + 9).filter_map(|h| u32::try_from(h).ok())
         });
-        for h in hashes.iter().copied().chain(near_multiples) {
+        let hs: Vec<u32> = hashes.iter().copied().chain(near_multiples).collect();
+        for &h in &hs {
             let want = (u64::from(h) % bits) as u32;
             assert_eq!(probes.position(h), want, "h = {h}, array of {len} bytes");
             assert_eq!(single.of(h), want as usize, "h = {h}, array of {len} bytes");
+        }
+        #[cfg(target_arch = "x86_64")]
+        if isas().contains(&Isa::Avx512) {
+            for lanes in hs.chunks(16) {
+                let mut h = [0; 16];
+                h[..lanes.len()].copy_from_slice(lanes);
+                // SAFETY: the CPU has the features of Isa::Avx512.
+                let got = unsafe { avx512::positions16(&probes, h) };
+                for (&h, &got) in h.iter().zip(&got) {
+                    let want = (u64::from(h) % bits) as u32;
+                    assert_eq!(got, want, "AVX-512: h = {h}, array of {len} bytes");
+                }
+            }
         }
     }
 }
@@ -276,11 +311,13 @@ fn check_vector_file(name: &str) -> usize {
             may_match_batch(isa, probes.iter().copied(), &record.filter, &mut got);
             assert_eq!(got, record.answers, "{isa:?} batch: {name}");
         }
-        let single: Vec<bool> = probes
-            .iter()
-            .map(|p| may_match_one(p, &record.filter))
-            .collect();
-        assert_eq!(single, record.answers, "single key: {name}");
+        for isa in isas() {
+            let single: Vec<bool> = probes
+                .iter()
+                .map(|p| one::may_match_one_on(isa, p, &record.filter))
+                .collect();
+            assert_eq!(single, record.answers, "{isa:?} single key: {name}");
+        }
     })
 }
 
