@@ -31,7 +31,8 @@ const MAX_LANE_KEY_LEN: usize = 64;
 /// permutes.
 const REGISTER_ARRAY_BYTES: usize = 256;
 
-/// Writes `bloom_hash(keys[i])` to `hashes[i]`.
+/// Writes `bloom_hash(keys[i])` to `hashes[i]`: [`hash_chunk`] for any number of keys, which
+/// the tests compare with the scalar hash (building and queries keep the hashes in registers).
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
