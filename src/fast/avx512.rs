@@ -38,12 +38,11 @@ const REGISTER_ARRAY_BYTES: usize = 256;
 /// The CPU must support the features of [`super::Isa::Avx512`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
 pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
-    for (keys, hashes) in keys.chunks(CHUNK).zip(hashes.chunks_mut(CHUNK)) {
-        let mut chunk: [&[u8]; CHUNK] = [&[]; CHUNK];
-        chunk[..keys.len()].copy_from_slice(keys);
-        let all = store_hashes(&hash_chunk(&chunk, keys.len()));
-        hashes.copy_from_slice(&all[..keys.len()]);
-    }
+    let mut hashes = hashes.chunks_mut(CHUNK);
+    super::for_each_chunk(keys.iter().copied(), |chunk, n| {
+        let out = hashes.next().expect("one hash slot per key");
+        out.copy_from_slice(&to_array(&hash_chunk(chunk, n))[..n]);
+    });
 }
 
 /// The hashes of a chunk's first `n` keys, 16 per vector (the rest are stale).
@@ -66,10 +65,7 @@ fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
     }
     let longest = longest as usize;
     let groups = n.div_ceil(LANES);
-    let lane_lens: [__m512i; GROUPS] = std::array::from_fn(|g| {
-        // SAFETY: loadu reads 16 u32s inside the 64 of `lens`; it needs no alignment.
-        unsafe { _mm512_loadu_si512(lens[g * LANES..].as_ptr().cast()) }
-    });
+    let lane_lens = from_array(&lens);
     let m = _mm512_set1_epi32(MULTIPLIER as i32);
     // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
     let mut h = lane_lens.map(|lens| {
@@ -98,29 +94,33 @@ fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
         }
     }
     if any_long {
-        let mut all = store_hashes(&h);
+        let mut all = to_array(&h);
         for (key, hash) in keys[..n].iter().zip(&mut all) {
             if key.len() > MAX_LANE_KEY_LEN {
                 *hash = bloom_hash(key);
             }
         }
-        // SAFETY: loadu reads 16 u32s inside the 64 of `all`; it needs no alignment.
-        h = std::array::from_fn(|g| unsafe {
-            _mm512_loadu_si512(all[g * LANES..].as_ptr().cast())
-        });
+        h = from_array(&all);
     }
     h
 }
 
-/// The hashes of a chunk in an array.
+/// A chunk's 16-lane vectors as one array of u32s, vector g in `[16 * g..16 * (g + 1)]`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-fn store_hashes(h: &[__m512i; GROUPS]) -> [u32; CHUNK] {
+fn to_array(v: &[__m512i; GROUPS]) -> [u32; CHUNK] {
     let mut all = [0u32; CHUNK];
-    for (g, &h) in h.iter().enumerate() {
+    for (g, &v) in v.iter().enumerate() {
         // SAFETY: each store writes 16 u32s inside the 64 of `all`; storeu needs no alignment.
-        unsafe { _mm512_storeu_si512(all[g * LANES..].as_mut_ptr().cast(), h) };
+        unsafe { _mm512_storeu_si512(all[g * LANES..].as_mut_ptr().cast(), v) };
     }
     all
+}
+
+/// [`to_array`] reversed.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+fn from_array(all: &[u32; CHUNK]) -> [__m512i; GROUPS] {
+    // SAFETY: each load reads 16 u32s inside the 64 of `all`; loadu needs no alignment.
+    std::array::from_fn(|g| unsafe { _mm512_loadu_si512(all[g * LANES..].as_ptr().cast()) })
 }
 
 /// One step of leveldb's hash in each lane whose key has bytes from `start` on: `h = (h + w) *
@@ -273,7 +273,7 @@ pub(super) unsafe fn fill_chunk(
 pub(super) unsafe fn positions16(probes: &Probes, h: [u32; LANES]) -> [u32; LANES] {
     // SAFETY: loadu reads the 16 u32s of `h`; it needs no alignment.
     let (byte, bit) = Positions::new(probes).of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
-    let bits = store_hashes(&[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS]);
+    let bits = to_array(&[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS]);
     bits[..LANES].try_into().expect("16 lanes")
 }
 
