@@ -31,6 +31,9 @@ const MAX_LANE_KEY_LEN: usize = 64;
 /// permutes.
 const REGISTER_ARRAY_BYTES: usize = 256;
 
+/// 64-bit lanes per vector, as the single-key query uses them.
+const QWORD_LANES: u32 = 8;
+
 /// Writes `bloom_hash(keys[i])` to `hashes[i]`: [`hash_chunk`] for any number of keys, which
 /// the tests compare with the scalar hash (building and queries keep the hashes in registers).
 ///
@@ -225,6 +228,17 @@ impl Positions {
         let byte = _mm512_sub_epi32(a, product);
         (byte, _mm512_and_si512(h, _mm512_set1_epi32(7)))
     }
+
+    /// [`Positions::of`] for 8 hashes, one in the low half of each 64-bit lane (the high half is
+    /// ignored); byte and bit come out as 64-bit lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+    fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
+        let a = _mm512_srli_epi64::<3>(_mm512_and_si512(h, _mm512_set1_epi64(0xffff_ffff)));
+        let quotient = _mm512_srl_epi64(_mm512_mul_epu32(a, self.magic), self.shift);
+        let byte = _mm512_sub_epi64(a, _mm512_mul_epu32(quotient, self.len));
+        (byte, _mm512_and_si512(h, _mm512_set1_epi64(7)))
+    }
 }
 
 /// [`super::fill_chunk`]: the chunk's hashes and probe positions 16 lanes per instruction,
@@ -278,13 +292,38 @@ pub(super) unsafe fn positions16(probes: &Probes, h: [u32; LANES]) -> [u32; LANE
 }
 
 /// The bit array as the queries of one call read it: in registers when small, else in memory.
+#[allow(clippy::large_enum_variant)] // It is meant to live in registers, for one call.
 enum Lookup<'a> {
-    /// The whole array, zero-padded to 128 bytes.
-    Registers128([__m512i; 2]),
-    /// The whole array, zero-padded to 256 bytes.
-    Registers256([__m512i; 4]),
-    /// At least 4 bytes: each probe reads the 4 bytes at its byte, or the last 4.
-    Memory { array: &'a [u8], last_word: __m512i },
+    Registers(Registers),
+    /// More than 256 bytes: each probe reads the 4 or 8 bytes at its byte, or the last ones.
+    Memory(&'a [u8]),
+}
+
+/// A bit array of up to 256 bytes, zero-padded, read by byte permutes.
+enum Registers {
+    /// Up to 128 bytes.
+    Two([__m512i; 2]),
+    /// Up to 256 bytes.
+    Four([__m512i; 4]),
+}
+
+impl Registers {
+    /// Byte i of the result is the array's byte at index byte i (its low 8 bits).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+    fn bytes_at(&self, index: __m512i) -> __m512i {
+        // Byte permutes read the low 7 bits of each index byte.
+        match self {
+            Registers::Two(t) => _mm512_permutex2var_epi8(t[0], index, t[1]),
+            Registers::Four(t) => {
+                let low = _mm512_permutex2var_epi8(t[0], index, t[1]);
+                let high = _mm512_permutex2var_epi8(t[2], index, t[3]);
+                // Index bit 7 picks the half.
+                let upper = _mm512_test_epi8_mask(index, _mm512_set1_epi8(0x80u8 as i8));
+                _mm512_mask_blend_epi8(upper, low, high)
+            }
+        }
+    }
 }
 
 impl<'a> Lookup<'a> {
@@ -301,51 +340,81 @@ impl<'a> Lookup<'a> {
             unsafe { _mm512_maskz_loadu_epi8(mask, array.as_ptr().wrapping_add(from).cast()) }
         };
         if array.len() <= 128 {
-            Lookup::Registers128([part(0), part(64)])
+            Lookup::Registers(Registers::Two([part(0), part(64)]))
         } else if array.len() <= REGISTER_ARRAY_BYTES {
-            Lookup::Registers256([part(0), part(64), part(128), part(192)])
+            Lookup::Registers(Registers::Four([part(0), part(64), part(128), part(192)]))
         } else {
-            // Positions are below 2^29 bytes even in larger arrays (see `Probes`).
-            let last_word = array.len().min(1 << 30) - 4;
-            Lookup::Memory {
-                array,
-                last_word: _mm512_set1_epi32(last_word as i32),
-            }
+            Lookup::Memory(array)
         }
     }
 
-    /// Which of the `lanes` have their probed bit set (other lanes may read nothing).
+    /// The last offset from which `width` bytes can be read, in lanes of `width` bytes.
+    /// Positions are below 2^29 bytes even in larger arrays (see `Probes`).
+    #[inline]
+    fn last_offset(array: &[u8], width: usize) -> i64 {
+        (array.len().min(1 << 30) - width) as i64
+    }
+
+    /// Which of the 16 lanes have their probed bit set.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-    fn is_set(&self, byte: __m512i, bit: __m512i, lanes: __mmask16) -> __mmask16 {
-        // Byte permutes read the low 7 bits of each index byte. The lane's low byte is the
-        // probed one; the bytes above it are never tested.
+    fn is_set(&self, byte: __m512i, bit: __m512i) -> __mmask16 {
         let (word, shift) = match self {
-            Lookup::Registers128(t) => (_mm512_permutex2var_epi8(t[0], byte, t[1]), bit),
-            Lookup::Registers256(t) => {
-                let low = _mm512_permutex2var_epi8(t[0], byte, t[1]);
-                let high = _mm512_permutex2var_epi8(t[2], byte, t[3]);
-                // Index bit 7 picks the half.
-                let upper = _mm512_test_epi8_mask(byte, _mm512_set1_epi8(0x80u8 as i8));
-                (_mm512_mask_blend_epi8(upper, low, high), bit)
+            // A lane's low byte is the probed one; the bytes above it are never tested.
+            Lookup::Registers(registers) => (registers.bytes_at(byte), bit),
+            Lookup::Memory(array) => {
+                // The aligned 4 bytes holding the probed one, which never straddle two cache
+                // lines, moved inside the array at its ends.
+                let misalign = _mm512_set1_epi32((array.as_ptr() as usize % 4) as i32);
+                let aligned = _mm512_sub_epi32(
+                    _mm512_andnot_si512(_mm512_set1_epi32(3), _mm512_add_epi32(byte, misalign)),
+                    misalign,
+                );
+                let last = _mm512_set1_epi32(Self::last_offset(array, 4) as i32);
+                let at = _mm512_min_epi32(_mm512_max_epi32(aligned, _mm512_setzero_si512()), last);
+                // SAFETY: each lane read takes 4 bytes from 0 <= `at` <= len - 4: inside the
+                // array.
+                let word = unsafe { _mm512_i32gather_epi32::<1>(at, array.as_ptr().cast()) };
+                let skip = _mm512_slli_epi32::<3>(_mm512_sub_epi32(byte, at));
+                (word, _mm512_add_epi32(skip, bit))
             }
-            Lookup::Memory { array, last_word } => {
-                let at = _mm512_min_epu32(byte, *last_word);
-                // SAFETY: each lane read takes 4 bytes from `at` <= len - 4: inside the array.
-                // A query of one key reads only its k lanes, not 16 cache lines.
+        };
+        _mm512_test_epi32_mask(_mm512_srlv_epi32(word, shift), _mm512_set1_epi32(1))
+    }
+
+    /// [`Lookup::is_set`] for 8 probes, one per 64-bit lane: which of the `lanes` have their
+    /// probed bit set. Other lanes read nothing: a query of one key reads its k probes' cache
+    /// lines, not 8.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+    fn is_set_qwords(&self, byte: __m512i, bit: __m512i, lanes: __mmask8) -> __mmask8 {
+        let (word, shift) = match self {
+            // A lane's low byte is the probed one; the bytes above it are never tested.
+            Lookup::Registers(registers) => (registers.bytes_at(byte), bit),
+            Lookup::Memory(array) => {
+                // As in `is_set`: the aligned 8 bytes holding the probed one, inside the array.
+                let misalign = _mm512_set1_epi64((array.as_ptr() as usize % 8) as i64);
+                let aligned = _mm512_sub_epi64(
+                    _mm512_andnot_si512(_mm512_set1_epi64(7), _mm512_add_epi64(byte, misalign)),
+                    misalign,
+                );
+                let last = _mm512_set1_epi64(Self::last_offset(array, 8));
+                let at = _mm512_min_epi64(_mm512_max_epi64(aligned, _mm512_setzero_si512()), last);
+                // SAFETY: each lane read takes 8 bytes from 0 <= `at` <= len - 8: inside the
+                // array.
                 let word = unsafe {
-                    _mm512_mask_i32gather_epi32::<1>(
+                    _mm512_mask_i64gather_epi64::<1>(
                         _mm512_setzero_si512(),
                         lanes,
                         at,
                         array.as_ptr().cast(),
                     )
                 };
-                let skip = _mm512_slli_epi32::<3>(_mm512_sub_epi32(byte, at));
-                (word, _mm512_add_epi32(skip, bit))
+                let skip = _mm512_slli_epi64::<3>(_mm512_sub_epi64(byte, at));
+                (word, _mm512_add_epi64(skip, bit))
             }
         };
-        _mm512_mask_test_epi32_mask(lanes, _mm512_srlv_epi32(word, shift), _mm512_set1_epi32(1))
+        _mm512_mask_test_epi64_mask(lanes, _mm512_srlv_epi64(word, shift), _mm512_set1_epi64(1))
     }
 }
 
@@ -370,7 +439,7 @@ pub(super) unsafe fn test_chunk(
         let mut set: __mmask16 = !0;
         for _ in 0..probes.k {
             let (byte, bit) = positions.of(h);
-            set &= lookup.is_set(byte, bit, !0);
+            set &= lookup.is_set(byte, bit);
             h = _mm512_add_epi32(h, delta);
         }
         let written = u16::MAX >> (LANES - out.len());
@@ -387,8 +456,10 @@ pub(super) unsafe fn test_chunk(
 }
 
 /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
-/// the hash in scalar code, then all k probes at once, 16 lanes per vector, with no branch on
-/// the bits.
+/// the hash in scalar code, then 8 probes at once, one per 64-bit lane, with no branch on the
+/// bits. 64-bit lanes need no 10-cycle `vpmulld` (the 32-bit multiplies here take the low half
+/// of each lane) and no permute to rejoin even and odd lanes; 8 lanes cover the usual k (6 at 10
+/// bits per key) in one round.
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
@@ -399,22 +470,25 @@ pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
     let probes = Probes::new(array.len(), k);
     let positions = Positions::new(&probes);
     let lookup = Lookup::new(array);
-    // Lane i probes h + i * delta, as leveldb's i-th probe.
-    let delta = _mm512_set1_epi32(h.rotate_right(17) as i32);
-    let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let mut lanes = _mm512_add_epi32(_mm512_set1_epi32(h as i32), _mm512_mullo_epi32(iota, delta));
+    // Lane i probes h + i * delta (mod 2^32), as leveldb's i-th probe.
+    let delta = _mm512_set1_epi64(i64::from(h.rotate_right(17)));
+    let iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    let mut lanes = _mm512_add_epi64(
+        _mm512_set1_epi64(i64::from(h)),
+        _mm512_mul_epu32(iota, delta),
+    );
     let mut left = u32::from(k);
     loop {
-        let (byte, bit) = positions.of(lanes);
-        let wanted = _bzhi_u32(u32::from(u16::MAX), left) as __mmask16;
-        if lookup.is_set(byte, bit, wanted) != wanted {
+        let (byte, bit) = positions.of_qwords(lanes);
+        let wanted = _bzhi_u32(u32::from(u8::MAX), left) as __mmask8;
+        if lookup.is_set_qwords(byte, bit, wanted) != wanted {
             return false;
         }
-        // Only k > 16 (up to 30) takes a second round.
-        if left <= LANES as u32 {
+        // Only k > 8 (up to 30) takes more rounds.
+        if left <= QWORD_LANES {
             return true;
         }
-        left -= LANES as u32;
-        lanes = _mm512_add_epi32(lanes, _mm512_slli_epi32::<4>(delta));
+        left -= QWORD_LANES;
+        lanes = _mm512_add_epi64(lanes, _mm512_slli_epi64::<3>(delta));
     }
 }

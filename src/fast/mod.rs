@@ -51,16 +51,25 @@ pub(crate) enum Isa {
     Avx512,
 }
 
+/// [`Isa::best`], once detected.
+static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+
 impl Isa {
     /// The fastest the CPU running us supports, detected once.
     #[inline]
     pub(crate) fn best() -> Isa {
-        static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
         *BEST.get_or_init(|| {
             *Isa::available()
                 .last()
                 .expect("the portable path is always there")
         })
+    }
+
+    /// [`Isa::best`] if it has been detected already: a plain load, with no call to keep
+    /// registers across.
+    #[inline]
+    pub(crate) fn best_detected() -> Option<Isa> {
+        BEST.get().copied()
     }
 
     /// Every instruction set this CPU can run, slowest first.

@@ -9,6 +9,17 @@ use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 /// leveldb's `KeyMayMatch` for one key, on the fastest path this CPU has.
 #[inline]
 pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
+    match Isa::best_detected() {
+        Some(isa) => may_match_one_on(isa, key, filter),
+        None => may_match_one_detecting(key, filter),
+    }
+}
+
+/// [`may_match_one`] when the CPU is yet to be detected: once per process. Apart, so that the
+/// common path makes no call that would need the key and filter saved across it.
+#[cold]
+#[inline(never)]
+fn may_match_one_detecting(key: &[u8], filter: &[u8]) -> bool {
     may_match_one_on(Isa::best(), key, filter)
 }
 
@@ -29,6 +40,13 @@ pub(super) fn may_match_one_on(isa: Isa, key: &[u8], filter: &[u8]) -> bool {
         return unsafe { super::avx512::may_match_one(key, array, k) };
     }
     let _ = isa; // Without x86-64 there is only the scalar path.
+    may_match_one_scalar(key, array, k)
+}
+
+/// The scalar path of [`may_match_one_on`], for a bit array and k. Not inlined: its registers
+/// would otherwise be saved and restored on the AVX-512 path too.
+#[inline(never)]
+fn may_match_one_scalar(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = Positions::new(array.len());
     let mut h = bloom_hash_one(key);
     let delta = h.rotate_right(17);
@@ -99,7 +117,7 @@ pub(super) fn bloom_hash_one(key: &[u8]) -> u32 {
         .wrapping_add(super::tail_word(key))
         .wrapping_mul(MULTIPLIER);
     let with_tail = with_tail ^ (with_tail >> 24);
-    if len % 4 != 0 { with_tail } else { h }
+    if len.is_multiple_of(4) { h } else { with_tail }
 }
 
 /// One word of leveldb's hash loop.

@@ -18,7 +18,7 @@ fn hex(field: &str) -> Vec<u8> {
     if field == "-" {
         return Vec::new();
     }
-    assert!(field.len() % 2 == 0, "odd hex field");
+    assert!(field.len().is_multiple_of(2), "odd hex field");
     (0..field.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&field[i..i + 2], 16).expect("hex digit"))
