@@ -4,8 +4,9 @@
 //!   and zeroes the rest, so its tail word comes out zero-padded as leveldb's hash wants it;
 //!   16 such rows are transposed into words, and every word is one step for all 16 lanes.
 //! - Probe positions: the exact multiply-shift of [`Probes`], 16 lanes per instruction.
-//! - Queries read the probed bytes 16 at a time: from registers holding the whole bit array when
-//!   it is at most 256 bytes (a block's filter), with a gather otherwise.
+//! - Queries read the probed bytes 16 at a time (a single key's 8 at a time, one per 64-bit
+//!   lane): from registers holding the whole bit array when it is at most 256 bytes (a block's
+//!   filter), with a gather of the aligned words holding them otherwise.
 //! - Building sets the bits one by one: AVX-512 has no scatter that ORs, and colliding lanes
 //!   would lose bits.
 //! - No prefetching pass, unlike the other paths: measured on a Xeon (Emerald Rapids), computing
@@ -278,17 +279,38 @@ pub(super) unsafe fn fill_chunk(
     }
 }
 
-/// [`Positions::of`] for 16 hashes, as bit indices (byte * 8 + bit), for the tests.
+/// [`Positions::of`] and [`Positions::of_qwords`] for 16 hashes, each as bit indices (byte * 8 +
+/// bit), for the tests. The 64-bit lanes get a nonzero high half, which they must ignore.
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
 #[cfg(test)]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-pub(super) unsafe fn positions16(probes: &Probes, h: [u32; LANES]) -> [u32; LANES] {
+pub(super) unsafe fn positions16(probes: &Probes, h: [u32; LANES]) -> [[u32; LANES]; 2] {
+    let positions = Positions::new(probes);
     // SAFETY: loadu reads the 16 u32s of `h`; it needs no alignment.
-    let (byte, bit) = Positions::new(probes).of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
+    let (byte, bit) = positions.of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
     let bits = to_array(&[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS]);
-    bits[..LANES].try_into().expect("16 lanes")
+    let mut qword_bits = [0; LANES];
+    for (half, out) in h.chunks(8).zip(qword_bits.chunks_mut(8)) {
+        let high = _mm512_set1_epi64(0x5a5a_5a5a << 32);
+        let lanes = std::array::from_fn::<i64, 8, _>(|i| i64::from(half[i]));
+        // SAFETY: loadu reads the 8 i64s of `lanes`; it needs no alignment.
+        let lanes = _mm512_or_si512(unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) }, high);
+        let (byte, bit) = positions.of_qwords(lanes);
+        let mut got = [0u64; 8];
+        // SAFETY: storeu writes the 8 u64s of `got`; it needs no alignment.
+        unsafe {
+            _mm512_storeu_si512(
+                got.as_mut_ptr().cast(),
+                _mm512_or_si512(_mm512_slli_epi64::<3>(byte), bit),
+            )
+        };
+        for (out, got) in out.iter_mut().zip(got) {
+            *out = got as u32;
+        }
+    }
+    [bits[..LANES].try_into().expect("16 lanes"), qword_bits]
 }
 
 /// The bit array as the queries of one call read it: in registers when small, else in memory.

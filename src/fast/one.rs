@@ -1,6 +1,6 @@
 //! One key against one filter, the single-key query. Nothing overlaps across keys inside one call,
 //! so what counts is the work per call and the branches that a key's length or bits decide.
-//! With AVX-512 all k probes are computed and tested in one vector (src/fast/avx512.rs); the
+//! With AVX-512 up to 8 probes are computed and tested in one vector (src/fast/avx512.rs); the
 //! scalar path here serves every other CPU.
 
 use super::Isa;

@@ -149,10 +149,14 @@ fn probe_positions_equal_64_bit_modulo() {
                 let mut h = [0; 16];
                 h[..lanes.len()].copy_from_slice(lanes);
                 // SAFETY: the CPU has the features of Isa::Avx512.
-                let got = unsafe { avx512::positions16(&probes, h) };
-                for (&h, &got) in h.iter().zip(&got) {
+                let [dwords, qwords] = unsafe { avx512::positions16(&probes, h) };
+                for ((&h, &dword), &qword) in h.iter().zip(&dwords).zip(&qwords) {
                     let want = (u64::from(h) % bits) as u32;
-                    assert_eq!(got, want, "AVX-512: h = {h}, array of {len} bytes");
+                    assert_eq!(dword, want, "AVX-512: h = {h}, array of {len} bytes");
+                    assert_eq!(
+                        qword, want,
+                        "AVX-512, 64-bit lanes: h = {h}, array of {len} bytes"
+                    );
                 }
             }
         }
