@@ -317,7 +317,8 @@ pub(super) unsafe fn positions16(probes: &Probes, h: [u32; LANES]) -> [[u32; LAN
 #[allow(clippy::large_enum_variant)] // It is meant to live in registers, for one call.
 enum Lookup<'a> {
     Registers(Registers),
-    /// More than 256 bytes: each probe reads the 4 or 8 bytes at its byte, or the last ones.
+    /// More than 256 bytes: each probe reads the aligned 4 or 8 bytes holding its byte (moved
+    /// inside the array at its ends).
     Memory(&'a [u8]),
 }
 
@@ -370,8 +371,8 @@ impl<'a> Lookup<'a> {
         }
     }
 
-    /// The last offset from which `width` bytes can be read, in lanes of `width` bytes.
-    /// Positions are below 2^29 bytes even in larger arrays (see `Probes`).
+    /// The last offset in `array` from which `width` bytes can be read, or a smaller one that
+    /// fits 32-bit lanes: positions are below 2^29 bytes even in larger arrays (see `Probes`).
     #[inline]
     fn last_offset(array: &[u8], width: usize) -> i64 {
         (array.len().min(1 << 30) - width) as i64
