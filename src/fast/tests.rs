@@ -176,6 +176,11 @@ fn hashes_equal_scalar_for_every_length_and_grouping() {
         let len = rng.below(101);
         rng.key(len)
     }));
+    // Lengths of 16-24 as in the benchmark: whole words for all, then a tail for some.
+    keys.extend((0..300).map(|_| {
+        let len = 16 + rng.below(9);
+        rng.key(len)
+    }));
     keys.extend((0..7).map(|_| rng.key(3)));
     keys.push(rng.key(5000));
     keys.extend((0..7).map(|_| rng.key(17)));
