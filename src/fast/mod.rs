@@ -8,7 +8,7 @@
 //! - one serial multiply chain per key hash: keys are hashed a chunk at a time so independent
 //!   chains overlap, with AVX2 8 and AVX-512 16 keys per instruction ([`Isa`]);
 //! - reading probed bits one by one: with AVX-512, 16 at a time, by byte permutes from registers
-//!   holding a block's whole filter, or by gathers;
+//!   holding a block's whole filter (larger ones are still read one probe at a time);
 //! - cache misses in filters past the caches: on the portable and AVX2 paths a chunk's probe
 //!   positions are computed first and prefetched, so the misses overlap instead of queueing one
 //!   after another (the AVX-512 path goes without; see src/fast/avx512.rs);
