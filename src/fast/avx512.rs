@@ -401,13 +401,6 @@ impl<'a> Lookup<'a> {
         }
     }
 
-    /// The last offset in `array` from which `width` bytes can be read, or a smaller one below
-    /// 2^30: positions are below 2^29 bytes even in larger arrays (see `Probes`).
-    #[inline]
-    fn last_offset(array: &[u8], width: usize) -> i64 {
-        (array.len().min(1 << 30) - width) as i64
-    }
-
     /// Which of the 8 probes, one per 64-bit lane, have their probed bit set, of the `lanes`
     /// asked. Other lanes read nothing: a query of one key reads its k probes' cache
     /// lines, not 8.
@@ -425,7 +418,8 @@ impl<'a> Lookup<'a> {
                     _mm512_andnot_si512(_mm512_set1_epi64(7), _mm512_add_epi64(byte, misalign)),
                     misalign,
                 );
-                let last = _mm512_set1_epi64(Self::last_offset(array, 8));
+                // The last offset from which 8 bytes can be read (the array has more than 256).
+                let last = _mm512_set1_epi64((array.len() - 8) as i64);
                 let at = _mm512_min_epi64(_mm512_max_epi64(aligned, _mm512_setzero_si512()), last);
                 // SAFETY: each lane read takes 8 bytes from 0 <= `at` <= len - 8: inside the
                 // array.
