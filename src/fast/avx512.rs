@@ -439,8 +439,9 @@ impl<'a> Lookup<'a> {
     }
 }
 
-/// [`super::test_chunk`]: 16 keys' probes tested per instruction, every probe of every key
-/// (an early exit would mispredict about once per key).
+/// [`super::test_chunk`]: every probe of every key tested (an early exit would mispredict about
+/// once per key); 16 keys' probes per instruction from a bit array in registers, one plain load
+/// per probe from [`for_each_probe_row`]'s rows for a larger one.
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
