@@ -245,9 +245,9 @@ fn filters_and_answers_equal_scalar() {
     }
 }
 
-/// Queries of filters past the register size read aligned words around each probe, aligned to
-/// the address and moved inside the filter at its ends: at every alignment, answers equal the
-/// oracle's (with every byte of these filters probed, the first and last ones included).
+/// Queries of filters past the register size read words around each probe, moved inside the
+/// filter at its end: at every alignment, answers equal the oracle's (with every byte of these
+/// filters probed, the first and last ones included).
 #[test]
 fn answers_at_every_filter_alignment() {
     let mut rng = Rng(6);
