@@ -257,9 +257,11 @@ pub(super) unsafe fn fill_chunk(
     n: usize,
     array: &mut [u8],
 ) {
+    assert!(probes.len as usize <= array.len());
     for_each_probe_row(probes, keys, n, |bytes, masks| {
         for (&byte, &mask) in bytes.iter().zip(masks) {
-            array[byte as usize] |= mask;
+            // SAFETY: for_each_probe_row checked byte < probes.len <= array.len().
+            unsafe { *array.get_unchecked_mut(byte as usize) |= mask };
         }
     });
 }
@@ -269,6 +271,10 @@ pub(super) unsafe fn fill_chunk(
 /// 16 lanes per instruction and written out a row (one probe of every key) at a time, so that
 /// `f` works on bytes in memory with plain loads and stores: AVX-512 has no scatter that ORs
 /// (colliding lanes would lose bits), and gathers are slow on some CPUs (Zen 5).
+///
+/// Every byte `f` gets is below `probes.len`, checked here with one compare per 16 probes, so
+/// `f` may index without a check per probe (which kept the build's loop from unrolling and cost
+/// it 4–6% on Zen 5).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
 fn for_each_probe_row(
@@ -281,11 +287,14 @@ fn for_each_probe_row(
     let positions = Positions::new(probes);
     let delta = h.map(|h| _mm512_ror_epi32::<17>(h));
     let one = _mm512_set1_epi32(1);
+    let len = _mm512_set1_epi32(probes.len as i32);
     let mut bytes = [0u32; CHUNK];
     let mut masks = [0u8; CHUNK];
     for _ in 0..probes.k {
+        let mut outside = 0;
         for v in 0..GROUPS {
             let (byte, bit) = positions.of(h[v]);
+            outside |= _mm512_cmpge_epu32_mask(byte, len);
             h[v] = _mm512_add_epi32(h[v], delta[v]);
             // SAFETY: the stores write 16 u32s inside the 64 of `bytes` and 16 u8s inside the
             // 64 of `masks`.
@@ -297,6 +306,7 @@ fn for_each_probe_row(
                 );
             }
         }
+        assert_eq!(outside, 0, "a probe position past the array");
         f(&bytes[..n], &masks[..n]);
     }
 }
