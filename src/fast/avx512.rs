@@ -477,6 +477,8 @@ pub(super) unsafe fn test_chunk(
             for_each_probe_row(probes, keys, n, |bytes, masks| {
                 let mut probed = [0u8; CHUNK];
                 for (probed, &byte) in probed.iter_mut().zip(bytes) {
+                    // Checked, though for_each_probe_row vouches for the bound as for the
+                    // build: unchecked, this loop measured slower (1M: 9.0–10.3 against 8.7–9.2).
                     *probed = array[byte as usize];
                 }
                 // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
