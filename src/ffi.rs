@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use crate::bloom::{BloomPolicy, key_may_match};
-use crate::core_ffi::{BLOOM_NAME, bytes, ffi_boundary, policy};
+use crate::core_ffi::{BLOOM_NAME, accepted_bytes, bytes, can_borrow, ffi_boundary, policy};
 use crate::fast::{self, Isa};
 
 /// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
@@ -121,8 +121,7 @@ impl<'a> CKeys<'a> {
         let all_valid = keys
             .iter()
             .zip(lengths)
-            // SAFETY: per the caller's contract on each key.
-            .all(|(&key, &len)| unsafe { bytes(key, len) }.is_some());
+            .all(|(&key, &len)| can_borrow(key, len));
         all_valid.then_some(CKeys { keys, lengths })
     }
 
@@ -133,12 +132,8 @@ impl<'a> CKeys<'a> {
     fn iter(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
         let (keys, lengths) = (self.keys, self.lengths);
         keys.iter().zip(lengths).map(|(&key, &len)| {
-            if len == 0 {
-                return &[][..];
-            }
-            // SAFETY: every key was validated in `new`: with bytes in it, it is non-NULL and
-            // its length in range.
-            unsafe { std::slice::from_raw_parts(key.cast::<u8>(), len) }
+            // SAFETY: every key was accepted in `new`; readable per the caller's contract.
+            unsafe { accepted_bytes(key, len) }
         })
     }
 }
