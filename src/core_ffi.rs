@@ -128,10 +128,7 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
             // SAFETY: non-NULL, the size in range; `num_keys` entries per the contract.
             unsafe { std::slice::from_raw_parts(keys, num_keys) }
         };
-        if !keys
-            .iter()
-            .all(|key| can_borrow(key.data, key.size))
-        {
+        if !keys.iter().all(|key| can_borrow(key.data, key.size)) {
             return 0;
         }
         // SAFETY: non-NULL; `out_length` writable bytes, apart from the keys, per the contract.
