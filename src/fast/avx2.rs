@@ -71,10 +71,10 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
 fn key_row(key: &[u8]) -> __m256i {
     let index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let whole = _mm256_set1_epi32((key.len() / 4) as i32);
+    let address = super::masked_load_address(key.as_ptr(), key.len() >= 4);
     // SAFETY: only the whole words of the key are read (masked-off elements are never
     // accessed), and a key here is at most 32 bytes.
-    let words =
-        unsafe { _mm256_maskload_epi32(key.as_ptr().cast(), _mm256_cmpgt_epi32(whole, index)) };
+    let words = unsafe { _mm256_maskload_epi32(address.cast(), _mm256_cmpgt_epi32(whole, index)) };
     // The tail word goes right after the whole words (past the row when the key is 32 bytes).
     _mm256_blendv_epi8(
         words,

@@ -153,9 +153,10 @@ fn key_bytes(key: &[u8], len: u32, from: usize) -> __m256i {
     debug_assert!(len as usize <= key.len());
     // bzhi keeps the low `present` bits (all 32 from 32 on).
     let mask = _bzhi_u32(u32::MAX, len.saturating_sub(from as u32));
+    let address = super::masked_load_address(key.as_ptr().wrapping_add(from), mask != 0);
     // SAFETY: the mask enables at most the key's bytes from `from` on; masked-off bytes are
     // never accessed, so nothing outside the key is read (with no byte enabled, nothing is).
-    unsafe { _mm256_maskz_loadu_epi8(mask, key.as_ptr().wrapping_add(from).cast()) }
+    unsafe { _mm256_maskz_loadu_epi8(mask, address.cast()) }
 }
 
 /// Transposes 16 rows of 8 u32s: vector j holds element j of every row, row i in lane i.
@@ -421,9 +422,10 @@ impl<'a> Lookup<'a> {
             let present = array.len().saturating_sub(from);
             // bzhi keeps the low `present` bits (all 64 from 64 on).
             let mask = _bzhi_u64(u64::MAX, present.min(64) as u32);
+            let address = super::masked_load_address(array.as_ptr().wrapping_add(from), mask != 0);
             // SAFETY: the mask enables only bytes of the array; masked-off bytes are never
             // accessed.
-            unsafe { _mm512_maskz_loadu_epi8(mask, array.as_ptr().wrapping_add(from).cast()) }
+            unsafe { _mm512_maskz_loadu_epi8(mask, address.cast()) }
         };
         if array.len() <= 128 {
             Lookup::Registers(Registers::Two([part(0), part(64)]))
