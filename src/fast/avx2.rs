@@ -52,7 +52,12 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
     for (group, out) in (&mut groups).zip(&mut outs) {
         let group: &[&[u8]; 8] = group.try_into().expect("chunks of 8");
         let out: &mut [u32; 8] = out.try_into().expect("chunks of 8");
-        if group.iter().all(|key| key.len() <= MAX_LANE_KEY_LEN) {
+        // A group with an empty key is hashed one key at a time: the key's masked load would
+        // take a microcode assist at a dangling address (super::NO_KEY).
+        if group
+            .iter()
+            .all(|key| !key.is_empty() && key.len() <= MAX_LANE_KEY_LEN)
+        {
             *out = hash8(group);
         } else {
             for (key, hash) in group.iter().zip(out) {
@@ -71,10 +76,10 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
 fn key_row(key: &[u8]) -> __m256i {
     let index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let whole = _mm256_set1_epi32((key.len() / 4) as i32);
-    let address = super::masked_load_address(key.as_ptr(), key.len() >= 4);
     // SAFETY: only the whole words of the key are read (masked-off elements are never
     // accessed), and a key here is at most 32 bytes.
-    let words = unsafe { _mm256_maskload_epi32(address.cast(), _mm256_cmpgt_epi32(whole, index)) };
+    let words =
+        unsafe { _mm256_maskload_epi32(key.as_ptr().cast(), _mm256_cmpgt_epi32(whole, index)) };
     // The tail word goes right after the whole words (past the row when the key is 32 bytes).
     _mm256_blendv_epi8(
         words,

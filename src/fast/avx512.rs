@@ -64,14 +64,35 @@ fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
     let mut lens = [0u32; CHUNK];
     let mut longest = 0;
     let mut any_long = false;
+    let mut any_empty = false;
     for (len, key) in lens.iter_mut().zip(&keys[..n]) {
         let long = key.len() > MAX_LANE_KEY_LEN;
         any_long |= long;
+        any_empty |= key.is_empty();
         *len = if long { 0 } else { key.len() as u32 };
         longest = longest.max(*len);
     }
     let longest = longest as usize;
     let groups = n.div_ceil(LANES);
+    // Each lane of the chunk's groups loads from its key's address, a stale lane too, so none
+    // may be a dangling pointer (super::NO_KEY).
+    let patched;
+    let keys = if any_empty
+        || keys[n..groups * LANES]
+            .iter()
+            .any(|key| super::dangles(key))
+    {
+        patched = keys.map(|key| {
+            if super::dangles(key) {
+                super::NO_KEY
+            } else {
+                key
+            }
+        });
+        &patched
+    } else {
+        keys
+    };
     let lane_lens = from_array(&lens);
     let m = _mm512_set1_epi32(MULTIPLIER as i32);
     // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
@@ -153,10 +174,9 @@ fn key_bytes(key: &[u8], len: u32, from: usize) -> __m256i {
     debug_assert!(len as usize <= key.len());
     // bzhi keeps the low `present` bits (all 32 from 32 on).
     let mask = _bzhi_u32(u32::MAX, len.saturating_sub(from as u32));
-    let address = super::masked_load_address(key.as_ptr().wrapping_add(from), mask != 0);
     // SAFETY: the mask enables at most the key's bytes from `from` on; masked-off bytes are
     // never accessed, so nothing outside the key is read (with no byte enabled, nothing is).
-    unsafe { _mm256_maskz_loadu_epi8(mask, address.cast()) }
+    unsafe { _mm256_maskz_loadu_epi8(mask, key.as_ptr().wrapping_add(from).cast()) }
 }
 
 /// Transposes 16 rows of 8 u32s: vector j holds element j of every row, row i in lane i.
@@ -417,15 +437,16 @@ impl<'a> Lookup<'a> {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
     fn new(array: &'a [u8]) -> Lookup<'a> {
-        // 64 bytes of the array from `from`, zero past its end.
+        // 64 bytes of the array from `from`, zero past its end. A part wholly past a short
+        // array enables no byte, at an address just past it: mapped, unless the array ends a
+        // mapping, where the load would only be slow (a microcode assist, see super::NO_KEY).
         let part = |from: usize| {
             let present = array.len().saturating_sub(from);
             // bzhi keeps the low `present` bits (all 64 from 64 on).
             let mask = _bzhi_u64(u64::MAX, present.min(64) as u32);
-            let address = super::masked_load_address(array.as_ptr().wrapping_add(from), mask != 0);
             // SAFETY: the mask enables only bytes of the array; masked-off bytes are never
             // accessed.
-            unsafe { _mm512_maskz_loadu_epi8(mask, address.cast()) }
+            unsafe { _mm512_maskz_loadu_epi8(mask, array.as_ptr().wrapping_add(from).cast()) }
         };
         if array.len() <= 128 {
             Lookup::Registers(Registers::Two([part(0), part(64)]))

@@ -242,19 +242,6 @@ impl Rows {
     }
 }
 
-/// The address for a masked vector load from `ptr` that enables `any` byte: `ptr`, or a static's
-/// when it enables none. A masked load whose address is in no mapped page (an empty slice's
-/// dangling pointer, a chunk's unused lane) takes a microcode assist even with every byte masked
-/// off: some 380 cycles a load on Zen 5, which made a 50-key filter's build 5x slower per key
-/// than a 48-key one's.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn masked_load_address(ptr: *const u8, any: bool) -> *const u8 {
-    /// Mapped bytes for the widest load (64), none of them ever read.
-    static UNREAD: [u8; 64] = [0; 64];
-    if any { ptr } else { UNREAD.as_ptr() }
-}
-
 /// The little-endian value of the 1..3 bytes after the key's last whole word (0 if none).
 #[inline(always)]
 fn tail_word(key: &[u8]) -> u32 {
@@ -269,6 +256,23 @@ fn tail_word(key: &[u8]) -> u32 {
     }
 }
 
+/// An empty key whose address is in mapped memory, for the vector paths to load from instead of
+/// an empty slice's dangling pointer: they load every lane of a group with a masked load, which
+/// from an address in no mapped page takes a microcode assist even with every byte masked off
+/// (some 380 cycles on Zen 5; it made 20-key filters, whose chunk has unused lanes, build 2.3x
+/// slower than leveldb's). They read at most 64 bytes from a key's address, none of them from an
+/// empty key.
+const NO_KEY: &[u8] = UNREAD.split_at(0).0;
+
+/// [`NO_KEY`]'s bytes: a static, so that NO_KEY has one address.
+static UNREAD: [u8; 64] = [0; 64];
+
+/// Whether `key` is empty with an address that may be in no mapped page (see [`NO_KEY`]).
+#[inline(always)]
+fn dangles(key: &[u8]) -> bool {
+    key.is_empty() && !std::ptr::eq(key.as_ptr(), NO_KEY.as_ptr())
+}
+
 /// Hands `keys` to `f` a chunk at a time, with how many of the chunk's keys are new (the rest
 /// are stale, left from the previous chunk).
 #[inline(always)]
@@ -277,9 +281,9 @@ fn for_each_chunk<'k>(
     mut f: impl FnMut(&[&'k [u8]; CHUNK], usize),
 ) {
     let mut keys = keys.into_iter();
-    // Copied from a constant: one memcpy, where a fresh `[&[]; CHUNK]` took 128 scalar stores
-    // (2–3% of a 100-key filter's build).
-    const EMPTY: [&[u8]; CHUNK] = [&[]; CHUNK];
+    // Copied from a constant: one memcpy, where a fresh array took 128 scalar stores (2–3% of a
+    // 100-key filter's build). Unused lanes hold NO_KEY, not a dangling pointer.
+    const EMPTY: [&[u8]; CHUNK] = [NO_KEY; CHUNK];
     let mut chunk = EMPTY;
     loop {
         let mut n = 0;
