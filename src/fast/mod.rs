@@ -259,9 +259,9 @@ fn tail_word(key: &[u8]) -> u32 {
 /// An empty key whose address is in mapped memory, for the vector paths to load from instead of
 /// an empty slice's dangling pointer: they load every lane of a group with a masked load, which
 /// from an address in no mapped page takes a microcode assist even with every byte masked off
-/// (some 380 cycles on Zen 5; it made 20-key filters, whose chunk has unused lanes, build 2.3x
-/// slower than leveldb's). They read at most 64 bytes from a key's address, none of them from an
-/// empty key.
+/// (some 380 cycles on Zen 5; it made 20-key filters, whose chunk has unused lanes, build
+/// 2.3–2.9x slower than leveldb's). They read at most 64 bytes from a key's address, none of
+/// them from an empty key.
 const NO_KEY: &[u8] = UNREAD.split_at(0).0;
 
 /// [`NO_KEY`]'s bytes: a static, so that NO_KEY has one address.
