@@ -5,8 +5,9 @@
 // timing, sizes varying around the mean (16..24 bytes) at varying alignment, query keys in random
 // order with a set share of present keys.
 //
-// Run by `cargo bench --bench vs_leveldb [block] [small] [1M] [8M]` (benches/vs_leveldb.rs builds and
-// links it); with --smoke, tiny sizes and one run, as `cargo test` does to check the program.
+// Run by `cargo bench --bench vs_leveldb [block] [small] [1M] [8M]` (benches/vs_leveldb.rs
+// builds and links it); with --smoke, tiny sizes and one run, as `cargo test` does to check the
+// program.
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
 
