@@ -14,7 +14,9 @@
 //!   would lose bits.
 //! - No prefetching pass, unlike the other paths: computing the positions twice to prefetch them
 //!   cost more than it saved on a Xeon (Emerald Rapids), and prefetching from rows computed once
-//!   gained nothing measurable on Zen 5; out-of-order execution overlaps the misses anyway.
+//!   gained nothing measurable on Zen 5, nor did it a chunk or a row ahead; out-of-order execution
+//!   overlaps the misses anyway. What did help arrays past the L2 cache: computing the probes of
+//!   a batch of 4096 keys before reading or setting any of them ([`ProbeBatch`]).
 
 use std::arch::x86_64::*;
 
@@ -30,6 +32,9 @@ const GROUPS: usize = CHUNK / LANES;
 /// Keys longer than this are hashed one at a time: every lane of a group takes as many steps as
 /// its longest key, so one long key would make 15 others wait.
 const MAX_LANE_KEY_LEN: usize = 64;
+
+/// Probes per [`ProbeBatch`]: 4096 keys at k = 6, 120 KB of rows.
+const BATCH_PROBES: usize = 4096 * 6;
 
 /// Bit arrays up to this many bytes are held in two or four registers and probed with byte
 /// permutes.
@@ -280,6 +285,7 @@ pub(super) unsafe fn fill_chunk(
 ) {
     assert!(probes.len as usize <= array.len());
     for_each_probe_row(probes, keys, n, |bytes, masks| {
+        let (bytes, masks) = (&bytes[..n], &masks[..n]);
         let mut set = |(&byte, &mask): (&u32, &u8)| {
             // SAFETY: for_each_probe_row checked byte < probes.len <= array.len().
             unsafe { *array.get_unchecked_mut(byte as usize) |= mask };
@@ -296,8 +302,146 @@ pub(super) unsafe fn fill_chunk(
     });
 }
 
+/// Adds the probes of a chunk's first `n` keys to `batch`, in the rows [`for_each_probe_row`]
+/// writes.
+///
+/// # Safety
+/// The CPU must support the features of [`super::Isa::Avx512`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+pub(super) unsafe fn probe_chunk(
+    probes: &Probes,
+    keys: &[&[u8]; CHUNK],
+    n: usize,
+    batch: &mut ProbeBatch,
+) {
+    for_each_probe_row(probes, keys, n, |bytes, masks| {
+        batch.push_row(bytes, masks, n)
+    });
+}
+
+/// The probes of a batch of keys, of whole chunks, in the rows [`for_each_probe_row`] writes:
+/// for an array past the L2 cache, every probe of the batch is computed before any is read or
+/// set. Chunk by chunk, bits that wait on memory and the next keys' hashes, which wait on the
+/// multiplier, got in each other's way. On Zen 5, ns per key: 1M-key filter (1.25 MB) builds
+/// 9.6–9.9 -> 8.4–9.1 (batches of 16 to 1024 chunks alike), batch queries 9.5–10.0 -> 8.3–8.7;
+/// 8M-key filter (10 MB) builds 11.4–11.5 -> 9.5–10.3. The AVX2 path measured no gain for builds
+/// (15.0 -> 14.9) and a loss for queries (12.8–13.8 -> 14.6–15.0): it keeps its prefetching.
+pub(super) struct ProbeBatch {
+    /// Copied whole, lanes past a partial chunk's keys too: copies of n lanes went through
+    /// memcpy calls, which cost the gain.
+    rows: Vec<ProbeRow>,
+    /// Rows per chunk.
+    k: usize,
+    /// How many of `rows` hold probes.
+    used: usize,
+    /// The keys in the last chunk's rows: only the last chunk of all may be partial, and the
+    /// batch is emptied after it.
+    last_chunk_keys: usize,
+}
+
+/// One probe of each key of a chunk: the byte, and the bit in it as a mask.
+type ProbeRow = ([u32; CHUNK], [u8; CHUNK]);
+
+impl ProbeBatch {
+    /// Room for as many whole chunks as [`BATCH_PROBES`] allow (one at least), at k probes per
+    /// key; None for k = 0 or if the memory cannot be had (the caller then goes chunk by chunk).
+    pub(super) fn new(k: u8) -> Option<ProbeBatch> {
+        let k = usize::from(k);
+        if k == 0 {
+            return None;
+        }
+        let mut rows = Vec::new();
+        let len = (BATCH_PROBES / (CHUNK * k)).max(1) * k;
+        rows.try_reserve_exact(len).ok()?;
+        rows.resize(len, ([0; CHUNK], [0; CHUNK]));
+        Some(ProbeBatch {
+            rows,
+            k,
+            used: 0,
+            last_chunk_keys: CHUNK,
+        })
+    }
+
+    pub(super) fn is_full(&self) -> bool {
+        self.used == self.rows.len()
+    }
+
+    /// Adds a row of probes of a chunk whose first `n` keys are new: byte `bytes[i]`, bit mask
+    /// `masks[i]` for key i < n.
+    #[inline(always)]
+    fn push_row(&mut self, bytes: &[u32; CHUNK], masks: &[u8; CHUNK], n: usize) {
+        debug_assert!(
+            self.last_chunk_keys == CHUNK || n == self.last_chunk_keys,
+            "keys after a partial chunk"
+        );
+        self.rows[self.used] = (*bytes, *masks);
+        self.used += 1;
+        self.last_chunk_keys = n;
+    }
+
+    /// The rows in use, a chunk's k rows at a time, with the chunk's number of keys.
+    fn chunks(&self) -> impl Iterator<Item = (&[ProbeRow], usize)> {
+        let chunks = self.used / self.k;
+        let last_chunk_keys = self.last_chunk_keys;
+        self.rows[..self.used]
+            .chunks(self.k)
+            .enumerate()
+            .map(move |(c, rows)| {
+                (
+                    rows,
+                    if c + 1 < chunks {
+                        CHUNK
+                    } else {
+                        last_chunk_keys
+                    },
+                )
+            })
+    }
+
+    /// Sets the bits of the batch's probes in `array`, and empties the batch.
+    pub(super) fn set_bits(&mut self, array: &mut [u8]) {
+        for (rows, n) in self.chunks() {
+            for (bytes, masks) in rows {
+                for (&byte, &mask) in bytes[..n].iter().zip(&masks[..n]) {
+                    array[byte as usize] |= mask;
+                }
+            }
+        }
+        self.empty();
+    }
+
+    /// Writes whether all probes of each of the batch's keys are set in `array` to `out`, one
+    /// slot per key in order, and empties the batch. Returns the number of keys.
+    pub(super) fn test_bits(&mut self, array: &[u8], out: &mut [bool]) -> usize {
+        let mut answered = 0;
+        for (rows, n) in self.chunks() {
+            // Every probe is read, without branching on the bits (see test_chunk).
+            let mut all_set = [true; CHUNK];
+            for (bytes, masks) in rows {
+                let mut probed = [0u8; CHUNK];
+                for (probed, &byte) in probed.iter_mut().zip(&bytes[..n]) {
+                    *probed = array[byte as usize];
+                }
+                for ((set, &probed), &mask) in all_set.iter_mut().zip(&probed).zip(masks) {
+                    *set &= probed & mask != 0;
+                }
+            }
+            out[answered..answered + n].copy_from_slice(&all_set[..n]);
+            answered += n;
+        }
+        self.empty();
+        answered
+    }
+
+    fn empty(&mut self) {
+        self.used = 0;
+        self.last_chunk_keys = CHUNK;
+    }
+}
+
 /// Calls `f(bytes, masks)` for each of the k probes in turn, with the byte and the bit mask in
-/// it that the probe reads for each of the chunk's first `n` keys. The positions are computed
+/// it that the probe reads for each of the chunk's keys (whole rows: lanes from `n` on hold stale
+/// probes, which `f` must leave alone). The positions are computed
 /// 16 lanes per instruction and written out a row (one probe of every key) at a time, so that
 /// `f` works on bytes in memory with plain loads and stores: AVX-512 has no scatter that ORs
 /// (colliding lanes would lose bits), and gathers are slow on some CPUs (Zen 5).
@@ -311,7 +455,7 @@ fn for_each_probe_row(
     probes: &Probes,
     keys: &[&[u8]; CHUNK],
     n: usize,
-    mut f: impl FnMut(&[u32], &[u8]),
+    mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
 ) {
     let mut h = hash_chunk(keys, n);
     let positions = Positions::new(probes);
@@ -351,7 +495,7 @@ fn for_each_probe_row(
         if probe + 1 < probes.k {
             write_row(next);
         }
-        f(&this.0[..n], &this.1[..n]);
+        f(&this.0, &this.1);
     }
 }
 
@@ -522,7 +666,7 @@ pub(super) unsafe fn test_chunk(
             let mut set = keys_in_chunk;
             for_each_probe_row(probes, keys, n, |bytes, masks| {
                 let mut probed = [0u8; CHUNK];
-                for (probed, &byte) in probed.iter_mut().zip(bytes) {
+                for (probed, &byte) in probed.iter_mut().zip(&bytes[..n]) {
                     // Checked, though for_each_probe_row vouches for the bound as for the
                     // build: unchecked, this loop measured slower (1M: 9.0–10.3 against 8.7–9.2).
                     *probed = array[byte as usize];

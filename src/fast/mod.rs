@@ -11,7 +11,8 @@
 //!   holding a block's whole filter (larger ones are still read one probe at a time);
 //! - cache misses in filters past the caches: on the portable and AVX2 paths a chunk's probe
 //!   positions are computed first and prefetched, so the misses overlap instead of queueing one
-//!   after another (the AVX-512 path goes without; see src/fast/avx512.rs);
+//!   after another; the AVX-512 path computes those of 4096 keys before reading or setting any
+//!   (src/fast/avx512.rs);
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
@@ -32,9 +33,10 @@ pub(crate) use one::may_match_one;
 /// enough that the chunk's probe positions stay in L1.
 const CHUNK: usize = 64;
 
-/// Bit arrays at least this long (bytes) are probed through the prefetching pipeline; smaller
-/// ones stay in the core's L2 cache, where prefetching only costs time.
-const PREFETCH_MIN_BYTES: usize = 512 * 1024;
+/// Bit arrays at least this long (bytes) are past the core's L2 cache: probed through the
+/// prefetching pipeline, or with AVX-512 a batch of keys at a time (avx512::ProbeBatch). Smaller
+/// ones stay in the L2 cache, where both only cost time.
+const LARGE_ARRAY_BYTES: usize = 512 * 1024;
 
 /// How keys are hashed. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +130,17 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
             Isa::Avx512 => unsafe { avx512::fill_chunk(probes, keys, n, array) },
+        }
+    }
+
+    /// A batch for the probes of an array past the L2 cache, with AVX-512 (see
+    /// avx512::ProbeBatch); None otherwise, or without the memory for it.
+    #[cfg(target_arch = "x86_64")]
+    fn probe_batch(self, array: &[u8], k: u8) -> Option<avx512::ProbeBatch> {
+        if self == Isa::Avx512 && array.len() >= LARGE_ARRAY_BYTES {
+            avx512::ProbeBatch::new(k)
+        } else {
+            None
         }
     }
 
@@ -320,7 +333,7 @@ fn prefetch(array: &[u8], pos: u32) {
 /// misses overlap; smaller arrays are left alone.
 #[inline(always)]
 fn prefetch_probes(probes: &Probes, array: &[u8], hashes: &[u32; CHUNK], n: usize) {
-    if array.len() >= PREFETCH_MIN_BYTES {
+    if array.len() >= LARGE_ARRAY_BYTES {
         let mut rows = Rows::new(hashes);
         let mut row = [0; CHUNK];
         for _ in 0..probes.k {
@@ -372,6 +385,18 @@ pub(crate) fn fill<'k>(
     array: &mut [u8],
 ) {
     let probes = Probes::new(array.len(), k);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(mut batch) = isa.probe_batch(array, k) {
+        for_each_chunk(keys, |chunk, n| {
+            // SAFETY: `probe_batch` gives a batch only with `Isa::Avx512`, detected.
+            unsafe { avx512::probe_chunk(&probes, chunk, n, &mut batch) };
+            if batch.is_full() {
+                batch.set_bits(array);
+            }
+        });
+        batch.set_bits(array);
+        return;
+    }
     for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
 }
 
@@ -407,6 +432,19 @@ pub(crate) fn may_match_batch<'k>(
             return;
         }
     };
+    #[cfg(target_arch = "x86_64")]
+    if let Some(mut batch) = isa.probe_batch(array, probes.k) {
+        let mut answered = 0;
+        for_each_chunk(keys, |chunk, n| {
+            // SAFETY: `probe_batch` gives a batch only with `Isa::Avx512`, detected.
+            unsafe { avx512::probe_chunk(&probes, chunk, n, &mut batch) };
+            if batch.is_full() {
+                answered += batch.test_bits(array, &mut results[answered..]);
+            }
+        });
+        batch.test_bits(array, &mut results[answered..]);
+        return;
+    }
     let mut results = results.chunks_mut(CHUNK);
     for_each_chunk(keys, |chunk, n| {
         let out = results.next().expect("one result slot per key");

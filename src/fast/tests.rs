@@ -221,8 +221,10 @@ fn filters_and_answers_equal_scalar() {
         (1000, 7),
         (1000, 45),
         (20_000, 10),
-        // Past PREFETCH_MIN_BYTES: the prefetching pipeline.
+        // Past LARGE_ARRAY_BYTES: the prefetching pipeline, or AVX-512's batches of probes: several
+        // at k = 30 and at k = 6, each time with a partial chunk at the end.
         (60_000, 100),
+        (420_000, 10),
     ] {
         let keys: Vec<Vec<u8>> = (0..num_keys)
             .map(|_| {
