@@ -323,7 +323,7 @@ pub(super) unsafe fn probe_chunk(
 /// for an array past the L2 cache, every probe of the batch is computed before any is read or
 /// set. Chunk by chunk, bits that wait on memory and the next keys' hashes, which wait on the
 /// multiplier, got in each other's way. On Zen 5, ns per key: 1M-key filter (1.25 MB) builds
-/// 9.6–9.9 -> 8.4–9.1 (batches of 16 to 1024 chunks alike), batch queries 9.5–10.0 -> 8.3–8.7;
+/// 9.6–9.9 -> 8.4–9.5 (batches of 16 to 1024 chunks alike), batch queries 9.5–10.0 -> 8.3–8.7;
 /// 8M-key filter (10 MB) builds 11.4–11.5 -> 9.5–10.3. The AVX2 path measured no gain for builds
 /// (15.0 -> 14.9) and a loss for queries (12.8–13.8 -> 14.6–15.0): it keeps its prefetching.
 pub(super) struct ProbeBatch {
