@@ -133,12 +133,12 @@ impl Isa {
         }
     }
 
-    /// A batch for the probes of an array past the L2 cache, with AVX-512 (see
-    /// avx512::ProbeBatch); None otherwise, or without the memory for it.
+    /// A batch for the probes of up to `keys` keys in an array past the L2 cache, with AVX-512
+    /// (see avx512::ProbeBatch); None otherwise, or without the memory for it.
     #[cfg(target_arch = "x86_64")]
-    fn probe_batch(self, array: &[u8], k: u8) -> Option<avx512::ProbeBatch> {
+    fn probe_batch(self, array: &[u8], k: u8, keys: usize) -> Option<avx512::ProbeBatch> {
         if self == Isa::Avx512 && array.len() >= LARGE_ARRAY_BYTES {
-            avx512::ProbeBatch::new(k)
+            avx512::ProbeBatch::new(k, keys)
         } else {
             None
         }
@@ -385,8 +385,9 @@ pub(crate) fn fill<'k>(
     array: &mut [u8],
 ) {
     let probes = Probes::new(array.len(), k);
+    let keys = keys.into_iter();
     #[cfg(target_arch = "x86_64")]
-    if let Some(mut batch) = isa.probe_batch(array, k) {
+    if let Some(mut batch) = isa.probe_batch(array, k, keys.size_hint().1.unwrap_or(usize::MAX)) {
         for_each_chunk(keys, |chunk, n| {
             // SAFETY: `probe_batch` gives a batch only with `Isa::Avx512`, detected.
             unsafe { avx512::probe_chunk(&probes, chunk, n, &mut batch) };
@@ -433,7 +434,7 @@ pub(crate) fn may_match_batch<'k>(
         }
     };
     #[cfg(target_arch = "x86_64")]
-    if let Some(mut batch) = isa.probe_batch(array, probes.k) {
+    if let Some(mut batch) = isa.probe_batch(array, probes.k, results.len()) {
         let mut answered = 0;
         for_each_chunk(keys, |chunk, n| {
             // SAFETY: `probe_batch` gives a batch only with `Isa::Avx512`, detected.
