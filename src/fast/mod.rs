@@ -387,18 +387,31 @@ pub(crate) fn fill<'k>(
     let probes = Probes::new(array.len(), k);
     let keys = keys.into_iter();
     #[cfg(target_arch = "x86_64")]
-    if let Some(mut batch) = isa.probe_batch(array, k, keys.size_hint().1.unwrap_or(usize::MAX)) {
-        for_each_chunk(keys, |chunk, n| {
-            // SAFETY: `probe_batch` gives a batch only with `Isa::Avx512`, detected.
-            unsafe { avx512::probe_chunk(&probes, chunk, n, &mut batch) };
-            if batch.is_full() {
-                batch.set_bits(array);
-            }
-        });
-        batch.set_bits(array);
-        return;
+    if let Some(batch) = isa.probe_batch(array, k, keys.size_hint().1.unwrap_or(usize::MAX)) {
+        return in_batches(&probes, batch, keys, |batch| batch.set_bits(array));
     }
     for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
+}
+
+/// Adds the probes of `keys` to `batch` a chunk at a time, and hands it to `empty` (which must
+/// empty it) whenever it is full and once at the end. `batch` must come from
+/// [`Isa::probe_batch`], which gives one only with AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_batches<'k>(
+    probes: &Probes,
+    mut batch: avx512::ProbeBatch,
+    keys: impl IntoIterator<Item = &'k [u8]>,
+    mut empty: impl FnMut(&mut avx512::ProbeBatch),
+) {
+    for_each_chunk(keys, |chunk, n| {
+        // SAFETY: `batch` comes from `Isa::probe_batch`: the CPU has AVX-512, detected.
+        unsafe { avx512::probe_chunk(probes, chunk, n, &mut batch) };
+        if batch.is_full() {
+            empty(&mut batch);
+        }
+    });
+    empty(&mut batch);
 }
 
 /// What a filter's framing decides before any probe, as leveldb's `KeyMayMatch`: `Err(answer)`
@@ -434,17 +447,11 @@ pub(crate) fn may_match_batch<'k>(
         }
     };
     #[cfg(target_arch = "x86_64")]
-    if let Some(mut batch) = isa.probe_batch(array, probes.k, results.len()) {
+    if let Some(batch) = isa.probe_batch(array, probes.k, results.len()) {
         let mut answered = 0;
-        for_each_chunk(keys, |chunk, n| {
-            // SAFETY: `probe_batch` gives a batch only with `Isa::Avx512`, detected.
-            unsafe { avx512::probe_chunk(&probes, chunk, n, &mut batch) };
-            if batch.is_full() {
-                answered += batch.test_bits(array, &mut results[answered..]);
-            }
+        return in_batches(&probes, batch, keys, |batch| {
+            answered += batch.test_bits(array, &mut results[answered..]);
         });
-        batch.test_bits(array, &mut results[answered..]);
-        return;
     }
     let mut results = results.chunks_mut(CHUNK);
     for_each_chunk(keys, |chunk, n| {
