@@ -61,12 +61,22 @@ fn as_slices(keys: &[Vec<u8>]) -> Vec<&[u8]> {
 }
 
 fn fast_filter(isa: Isa, bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
+    fast_filter_of(isa, bits_per_key, keys.len(), keys.iter().copied())
+}
+
+/// [`fast_filter`] of `num_keys` keys from any iterator (one that may not tell its length).
+fn fast_filter_of<'k>(
+    isa: Isa,
+    bits_per_key: u32,
+    num_keys: usize,
+    keys: impl IntoIterator<Item = &'k [u8]>,
+) -> Vec<u8> {
     let policy = BloomPolicy::new(bits_per_key);
-    let mut filter = vec![0xa5; policy.filter_len(keys.len()).unwrap()];
+    let mut filter = vec![0xa5; policy.filter_len(num_keys).unwrap()];
     let (k, array) = filter.split_last_mut().unwrap();
     *k = policy.num_probes();
     array.fill(0);
-    fill(isa, policy.num_probes(), keys.iter().copied(), array);
+    fill(isa, policy.num_probes(), keys, array);
     filter
 }
 
@@ -218,8 +228,13 @@ fn filters_and_answers_equal_scalar() {
         (64, 10),
         (65, 10),
         (100, 10),
+        (48, 10),
         (1000, 7),
         (1000, 45),
+        // From PREFETCH_KEYS_MIN keys on, chunks are read ahead: whole chunks only, and one key
+        // past them. (48 keys above make 2048 queries with the absent ones: whole chunks too.)
+        (1024, 10),
+        (1025, 10),
         (20_000, 10),
         // Past LARGE_ARRAY_BYTES: the prefetching pipeline, or AVX-512's batches of probes: several
         // at k = 30 and at k = 6, each time with a partial chunk at the end.
@@ -239,6 +254,14 @@ fn filters_and_answers_equal_scalar() {
                 fast_filter(isa, bits_per_key, &keys),
                 want,
                 "{isa:?}, {num_keys} keys"
+            );
+            // Keys whose number the iterator does not tell: taken to be many.
+            let mut unsized_keys = keys.iter().copied();
+            let unsized_keys = std::iter::from_fn(|| unsized_keys.next());
+            assert_eq!(
+                fast_filter_of(isa, bits_per_key, num_keys, unsized_keys),
+                want,
+                "{isa:?}, {num_keys} keys of unknown number"
             );
         }
         let mut probes = keys.clone();
