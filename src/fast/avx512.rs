@@ -291,21 +291,30 @@ pub(super) unsafe fn fill_chunk(
 ) {
     assert!(probes.len as usize <= array.len());
     for_each_probe_row(probes, keys, n, |bytes, masks| {
-        let (bytes, masks) = (&bytes[..n], &masks[..n]);
-        let mut set = |(&byte, &mask): (&u32, &u8)| {
-            // SAFETY: for_each_probe_row checked byte < probes.len <= array.len().
-            unsafe { *array.get_unchecked_mut(byte as usize) |= mask };
-        };
-        // Eight probes per loop step: the loop's own instructions, one step per probe or two,
-        // cost a 100-key filter's build 4–7% on Zen 5, where byte read-modify-writes are what
-        // it waits on.
-        let (bytes8, masks8) = (bytes.chunks_exact(8), masks.chunks_exact(8));
-        let (bytes_left, masks_left) = (bytes8.remainder(), masks8.remainder());
-        for (bytes, masks) in bytes8.zip(masks8) {
-            bytes.iter().zip(masks).for_each(&mut set);
-        }
-        bytes_left.iter().zip(masks_left).for_each(set);
+        // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
+        unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
     });
+}
+
+/// ORs `masks[i]` into `array[bytes[i]]` for each i.
+///
+/// # Safety
+/// Every one of `bytes` must be below `array.len()`: no probe is checked here (see
+/// [`for_each_probe_row`], which checks its rows' bytes).
+#[inline(always)]
+unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u8]) {
+    let mut set = |(&byte, &mask): (&u32, &u8)| {
+        // SAFETY: byte < array.len(), by this function's contract.
+        unsafe { *array.get_unchecked_mut(byte as usize) |= mask };
+    };
+    // Eight probes per loop step: the loop's own instructions, one step per probe or two, cost a
+    // 100-key filter's build 4–7% on Zen 5, where byte read-modify-writes are what it waits on.
+    let (bytes8, masks8) = (bytes.chunks_exact(8), masks.chunks_exact(8));
+    let (bytes_left, masks_left) = (bytes8.remainder(), masks8.remainder());
+    for (bytes, masks) in bytes8.zip(masks8) {
+        bytes.iter().zip(masks).for_each(&mut set);
+    }
+    bytes_left.iter().zip(masks_left).for_each(set);
 }
 
 /// Adds the probes of a chunk's first `n` keys to `batch`, in the rows [`for_each_probe_row`]
@@ -320,6 +329,7 @@ pub(super) unsafe fn probe_chunk(
     n: usize,
     batch: &mut ProbeBatch,
 ) {
+    batch.below = batch.below.max(probes.len);
     for_each_probe_row(probes, keys, n, |bytes, masks| {
         batch.push_row(bytes, masks, n)
     });
@@ -343,6 +353,8 @@ pub(super) struct ProbeBatch {
     /// The keys in the last chunk's rows: only the last chunk of all may be partial, and the
     /// batch is emptied after it.
     last_chunk_keys: usize,
+    /// Every probed byte in the rows is below this ([`for_each_probe_row`] checked them).
+    below: u32,
 }
 
 /// One probe of each key of a chunk: the byte, and the bit in it as a mask.
@@ -370,6 +382,7 @@ impl ProbeBatch {
             k,
             full: chunks * k,
             last_chunk_keys: CHUNK,
+            below: 0,
         })
     }
 
@@ -407,12 +420,14 @@ impl ProbeBatch {
     }
 
     /// Sets the bits of the batch's probes in `array`, and empties the batch.
+    /// Unchecked per probe, as the build chunk by chunk: 1M-key filters built in 6.4–7.0 ns
+    /// per key with a check, 6.2 without.
     pub(super) fn set_bits(&mut self, array: &mut [u8]) {
+        assert!(self.below as usize <= array.len(), "probes past the array");
         for (rows, n) in self.chunks() {
             for (bytes, masks) in rows {
-                for (&byte, &mask) in bytes[..n].iter().zip(&masks[..n]) {
-                    array[byte as usize] |= mask;
-                }
+                // SAFETY: every byte is below self.below <= array.len().
+                unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
             }
         }
         self.empty();
