@@ -13,6 +13,8 @@
 //!   positions are computed first and prefetched, so the misses overlap instead of queueing one
 //!   after another; the AVX-512 path computes those of 4096 keys before reading or setting any
 //!   (src/fast/avx512.rs);
+//! - keys streaming from memory, whose loads the hash would wait on: calls of many keys prefetch
+//!   them a few chunks ahead ([`PREFETCH_KEYS_MIN`]);
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
