@@ -420,6 +420,7 @@ impl ProbeBatch {
     }
 
     /// Sets the bits of the batch's probes in `array`, and empties the batch.
+    ///
     /// Unchecked per probe, as the build chunk by chunk: 1M-key filters built in 6.4–7.0 ns
     /// per key with a check, 6.2 without.
     pub(super) fn set_bits(&mut self, array: &mut [u8]) {
