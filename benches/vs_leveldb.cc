@@ -194,8 +194,10 @@ void memory_floor(const char *workload, size_t keys, size_t bytes, int reps, dou
     for (bool prefetch : {false, true}) {
       best_test = std::min(best_test, seconds([&] {
                              for (size_t i = 0; i < keys; i++) {
-                               size_t ahead = std::min(i * kProbes + kAhead, bits.size() - 1);
-                               if (prefetch) __builtin_prefetch(&bits[ahead]);
+                               if (prefetch) {
+                                 size_t ahead = std::min(i * kProbes + kAhead, bits.size() - 1);
+                                 __builtin_prefetch(&bits[ahead]);
+                               }
                                unsigned all = 1;
                                for (size_t j = 0; j < kProbes; j++) {
                                  uint32_t bit = bits[i * kProbes + j];
