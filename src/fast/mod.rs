@@ -40,8 +40,9 @@ const CHUNK: usize = 64;
 /// ones stay in the L2 cache, where both only cost time.
 const LARGE_ARRAY_BYTES: usize = 512 * 1024;
 
-/// Calls with at least this many keys prefetch them ([`for_each_chunk`]): so many keys stream
-/// from memory, and the hardware prefetcher alone left the hash waiting on their loads. On Zen 5,
+/// Calls with at least this many keys (by their iterator's size hint; an unknown number counts as
+/// many) prefetch them ([`for_each_chunk`]): so many keys stream from memory, and the hardware
+/// prefetcher alone left the hash waiting on their loads. On Zen 5,
 /// 1M keys (`cargo bench --bench vs_leveldb -- 1M`), ns per key: AVX-512 builds 8.6–9.0 -> 6.3–6.4
 /// and batch queries 8.1–8.6 -> 5.9–6.1; AVX2 builds 15.5 -> 12.1 and batch queries 12.4–12.8 ->
 /// 10.5–10.9; portable builds 24.1–24.7 -> 22.1–23.2 (its queries the same). Fewer keys are
@@ -301,15 +302,15 @@ fn dangles(key: &[u8]) -> bool {
 }
 
 /// Hands `keys` to `f` a chunk at a time, with how many of the chunk's keys are new (the rest
-/// are stale, left from an earlier chunk). With `prefetch_keys`, each key's first cache line is
-/// prefetched [`KEYS_AHEAD`] chunks before `f` gets it (see [`PREFETCH_KEYS_MIN`]).
+/// are stale, left from an earlier chunk). Of [`PREFETCH_KEYS_MIN`] keys or more, each key's
+/// first cache line is prefetched [`KEYS_AHEAD`] chunks before `f` gets it.
 #[inline(always)]
 fn for_each_chunk<'k>(
     keys: impl IntoIterator<Item = &'k [u8]>,
-    prefetch_keys: bool,
     mut f: impl FnMut(&[&'k [u8]; CHUNK], usize),
 ) {
     let mut keys = keys.into_iter();
+    let prefetch_keys = keys.size_hint().1.is_none_or(|n| n >= PREFETCH_KEYS_MIN);
     let mut read = |chunk: &mut [&'k [u8]; CHUNK]| {
         let mut n = 0;
         while n < CHUNK {
@@ -435,17 +436,11 @@ pub(crate) fn fill<'k>(
 ) {
     let probes = Probes::new(array.len(), k);
     let keys = keys.into_iter();
-    let key_count = keys.size_hint().1.unwrap_or(usize::MAX);
-    let prefetch_keys = key_count >= PREFETCH_KEYS_MIN;
     #[cfg(target_arch = "x86_64")]
-    if let Some(batch) = isa.probe_batch(array, k, key_count) {
-        return in_batches(&probes, batch, keys, prefetch_keys, |batch| {
-            batch.set_bits(array)
-        });
+    if let Some(batch) = isa.probe_batch(array, k, keys.size_hint().1.unwrap_or(usize::MAX)) {
+        return in_batches(&probes, batch, keys, |batch| batch.set_bits(array));
     }
-    for_each_chunk(keys, prefetch_keys, |chunk, n| {
-        isa.fill_chunk(&probes, chunk, n, array)
-    });
+    for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
 }
 
 /// Adds the probes of `keys` to `batch` a chunk at a time, and hands it to `empty` (which must
@@ -457,10 +452,9 @@ fn in_batches<'k>(
     probes: &Probes,
     mut batch: avx512::ProbeBatch,
     keys: impl IntoIterator<Item = &'k [u8]>,
-    prefetch_keys: bool,
     mut empty: impl FnMut(&mut avx512::ProbeBatch),
 ) {
-    for_each_chunk(keys, prefetch_keys, |chunk, n| {
+    for_each_chunk(keys, |chunk, n| {
         // SAFETY: `batch` comes from `Isa::probe_batch`: the CPU has AVX-512, detected.
         unsafe { avx512::probe_chunk(probes, chunk, n, &mut batch) };
         if batch.is_full() {
@@ -502,16 +496,15 @@ pub(crate) fn may_match_batch<'k>(
             return;
         }
     };
-    let prefetch_keys = results.len() >= PREFETCH_KEYS_MIN;
     #[cfg(target_arch = "x86_64")]
     if let Some(batch) = isa.probe_batch(array, probes.k, results.len()) {
         let mut answered = 0;
-        return in_batches(&probes, batch, keys, prefetch_keys, |batch| {
+        return in_batches(&probes, batch, keys, |batch| {
             answered += batch.test_bits(array, &mut results[answered..]);
         });
     }
     let mut results = results.chunks_mut(CHUNK);
-    for_each_chunk(keys, prefetch_keys, |chunk, n| {
+    for_each_chunk(keys, |chunk, n| {
         let out = results.next().expect("one result slot per key");
         isa.test_chunk(&probes, chunk, array, &mut out[..n]);
     });
