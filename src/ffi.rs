@@ -11,7 +11,9 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use crate::bloom::{BloomPolicy, key_may_match};
-use crate::core_ffi::{BLOOM_NAME, accepted_bytes, bytes, can_borrow, ffi_boundary, policy};
+use crate::core_ffi::{
+    BLOOM_NAME, accepted_bytes, bytes, can_borrow, ffi_boundary, policy, query_bytes,
+};
 use crate::fast::{self, Isa};
 
 /// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
@@ -356,6 +358,14 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
     filter_length: usize,
 ) -> u8 {
     ffi_boundary!(1, {
+        // SAFETY: per the contract.
+        if let Some(policy) = unsafe { policy.as_ref() }
+            // SAFETY: per the contract.
+            && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
+            && let PolicyKind::Bloom(_) = policy.kind
+        {
+            return key_may_match(key, filter).into();
+        }
         // SAFETY: per the contract.
         match unsafe { policy.as_ref() } {
             // SAFETY: per the contract.
