@@ -635,18 +635,18 @@ impl<'a> Lookup<'a> {
         }
     }
 
-    /// Which of the 8 probes, one per 64-bit lane, have their probed bit set, of the `lanes`
+    /// Which of the 8 probes, one per 64-bit lane, have their probed bit clear, of the `lanes`
     /// asked. Other lanes read nothing: a query of one key reads its k probes' cache
     /// lines, not 8.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-    fn is_set_qwords(&self, byte: __m512i, bit: __m512i, lanes: __mmask8) -> __mmask8 {
+    fn is_clear_qwords(&self, byte: __m512i, bit: __m512i, lanes: __mmask8) -> __mmask8 {
         // The probed bit as a mask, computed while the bytes load: one test once they arrive.
         let one_hot = |shift| _mm512_sllv_epi64(_mm512_set1_epi64(1), shift);
         match self {
             // A lane's low byte is the probed one; the bytes above it are never tested.
             Lookup::Registers(registers) => {
-                _mm512_mask_test_epi64_mask(lanes, registers.bytes_at(byte), one_hot(bit))
+                _mm512_mask_testn_epi64_mask(lanes, registers.bytes_at(byte), one_hot(bit))
             }
             Lookup::Memory(array) => {
                 // The 4 bytes from the probed one on, moved back inside the array at its end.
@@ -668,7 +668,7 @@ impl<'a> Lookup<'a> {
                 };
                 let skip = _mm512_slli_epi64::<3>(_mm512_sub_epi64(byte, at));
                 let mask = _mm512_cvtepi64_epi32(one_hot(_mm512_add_epi64(skip, bit)));
-                _mm256_mask_test_epi32_mask(lanes, word, mask)
+                _mm256_mask_testn_epi32_mask(lanes, word, mask)
             }
         }
     }
@@ -771,12 +771,10 @@ pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
     loop {
         let (byte, bit) = positions.of_qwords(lanes);
         let wanted = _bzhi_u32(u32::from(u8::MAX), left) as __mmask8;
-        if lookup.is_set_qwords(byte, bit, wanted) != wanted {
-            return false;
-        }
+        let all_set = lookup.is_clear_qwords(byte, bit, wanted) == 0;
         // Only k > 8 (up to 30) takes more rounds.
-        if left <= QWORD_LANES {
-            return true;
+        if left <= QWORD_LANES || !all_set {
+            return all_set;
         }
         left -= QWORD_LANES;
         lanes = _mm512_add_epi64(lanes, _mm512_slli_epi64::<3>(delta));
