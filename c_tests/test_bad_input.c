@@ -2,6 +2,7 @@
  * nothing crashes. Expected filter bytes come from leveldb itself: the reference vectors, or
  * the same call with well-formed arguments, which test_vectors.c checks against leveldb. */
 #include <limits.h>
+#include <stdint.h>
 
 #include "check.h"
 #include "leveldb_bloom.h"
@@ -93,6 +94,11 @@ static void key_may_match_rows(const leveldb_filterpolicy_t *policy) {
   CHECK(leveldb_filterpolicy_key_may_match(policy, NULL, 5, filter, len) == 1);
   CHECK(leveldb_filterpolicy_key_may_match(policy, "alpha", 5, NULL, len) == 1);
   CHECK(leveldb_filterpolicy_key_may_match(NULL, NULL, 1, NULL, 1) == 1);
+  /* A length no object can have, with a pointer set: refused before anything is read. */
+  CHECK(leveldb_filterpolicy_key_may_match(policy, "alpha", SIZE_MAX, filter, len) == 1);
+  CHECK(leveldb_filterpolicy_key_may_match(policy, "alpha", 5, filter, SIZE_MAX) == 1);
+  CHECK(leveldb_filterpolicy_key_may_match(policy, "alpha", (size_t)PTRDIFF_MAX + 1, filter,
+                                           len) == 1);
   /* NULL with length 0 is empty: the empty key is probed, and an empty filter never matches. */
   CHECK(leveldb_filterpolicy_key_may_match(policy, NULL, 0, filter, len) ==
         leveldb_filterpolicy_key_may_match(policy, "", 0, filter, len));

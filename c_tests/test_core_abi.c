@@ -65,6 +65,9 @@ static void check_bad_input(void) {
   CHECK(leveldb_bloom_key_may_match("banana", 6, filter, len) == 1);
   CHECK(leveldb_bloom_key_may_match(NULL, 6, filter, len) == 1);
   CHECK(leveldb_bloom_key_may_match("banana", 6, NULL, len) == 1);
+  /* A length no object can have, with a pointer set: refused before anything is read. */
+  CHECK(leveldb_bloom_key_may_match("banana", SIZE_MAX, filter, len) == 1);
+  CHECK(leveldb_bloom_key_may_match("banana", 6, filter, (size_t)PTRDIFF_MAX + 1) == 1);
   CHECK(leveldb_bloom_key_may_match("banana", 6, NULL, 0) == 0);
 }
 

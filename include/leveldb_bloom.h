@@ -106,7 +106,8 @@ int leveldb_bloom_fill_filter(int bits_per_key, const struct leveldb_bloom_slice
 // `bits_per_key` built them (the filter records what a query needs).
 //
 // Returns 1 ("may match": an error must never cause a false negative) for a NULL `key` or
-// `filter` with a length above 0. A NULL `key` or `filter` with length 0 is empty.
+// `filter` with a length above 0, and for a length above `PTRDIFF_MAX`, which no object has
+// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
 //
 // # Safety
 // A non-NULL `key` and `filter` must point to their length in readable bytes.
@@ -176,7 +177,8 @@ char *leveldb_filterpolicy_create_filter(const struct leveldb_filterpolicy_t *po
 // callback answers (normalised to 0 or 1).
 //
 // Returns 1 ("may match"; an error must never cause a false negative) for: a NULL policy; a NULL
-// `key` or `filter` with a length above 0. A NULL `key` or `filter` with length 0 is empty.
+// `key` or `filter` with a length above 0; a length above `PTRDIFF_MAX`, which no object has
+// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
 //
 // # Safety
 // A non-NULL `key` and `filter` must point to their length in readable bytes; `policy` must be

@@ -176,7 +176,8 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
 /// `bits_per_key` built them (the filter records what a query needs).
 ///
 /// Returns 1 ("may match": an error must never cause a false negative) for a NULL `key` or
-/// `filter` with a length above 0. A NULL `key` or `filter` with length 0 is empty.
+/// `filter` with a length above 0, and for a length above `PTRDIFF_MAX`, which no object has
+/// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
 ///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes.

@@ -344,7 +344,8 @@ fn bloom_filter_malloc(
 /// callback answers (normalised to 0 or 1).
 ///
 /// Returns 1 ("may match"; an error must never cause a false negative) for: a NULL policy; a NULL
-/// `key` or `filter` with a length above 0. A NULL `key` or `filter` with length 0 is empty.
+/// `key` or `filter` with a length above 0; a length above `PTRDIFF_MAX`, which no object has
+/// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
 ///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes; `policy` must be
