@@ -1,7 +1,8 @@
 //! One key against one filter, the single-key query. Nothing overlaps across keys inside one call,
 //! so what counts is the work per call and the branches that a key's length or bits decide.
-//! With AVX-512 up to 8 probes are computed and tested in one vector (src/fast/avx512.rs); the
-//! scalar path here serves every other CPU.
+//! With AVX-512 up to 8 probes are computed and tested in one vector (src/fast/avx512.rs), with
+//! AVX2 4 per vector by gathers (src/fast/avx2.rs); the scalar path here serves every other CPU
+//! and what those leave to it.
 
 use super::Isa;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
@@ -23,7 +24,7 @@ fn may_match_one_detecting(key: &[u8], filter: &[u8]) -> bool {
     may_match_one_on(Isa::best(), key, filter)
 }
 
-/// [`may_match_one`] on the path of `isa`: the AVX-512 one, or the scalar one for every other.
+/// [`may_match_one`] on the path of `isa`: the AVX-512 one, the AVX2 one, or the scalar one.
 ///
 /// Every probe is tested, without branching on the bits: a query for an absent key would
 /// otherwise mispredict its exit about once, and nothing of the next query could start before the
@@ -39,14 +40,27 @@ pub(super) fn may_match_one_on(isa: Isa, key: &[u8], filter: &[u8]) -> bool {
         // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
         return unsafe { super::avx512::may_match_one(key, array, k) };
     }
+    may_match_one_without_avx512(isa, key, array, k)
+}
+
+/// [`may_match_one_on`] off the AVX-512 path: the AVX2 one for arrays in the caches, or the
+/// scalar one. Not inlined, so that the AVX-512 path's code stays as short as before this
+/// dispatch was added (inlined, it cost every query 6 instructions more).
+#[inline(never)]
+fn may_match_one_without_avx512(isa: Isa, key: &[u8], array: &[u8], k: u8) -> bool {
+    // Past the L2, AVX2's gathers lost to the scalar path's plain loads (see avx2::may_match_one).
+    #[cfg(target_arch = "x86_64")]
+    if isa == Isa::Avx2 && array.len() < super::LARGE_ARRAY_BYTES {
+        // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+        return unsafe { super::avx2::may_match_one(key, array, k) };
+    }
     let _ = isa; // Without x86-64 there is only the scalar path.
     may_match_one_scalar(key, array, k)
 }
 
-/// The scalar path of [`may_match_one_on`], for a bit array and k. Not inlined: its registers
-/// would otherwise be saved and restored on the AVX-512 path too.
-#[inline(never)]
-fn may_match_one_scalar(key: &[u8], array: &[u8], k: u8) -> bool {
+/// The scalar path of [`may_match_one_on`], for a bit array and k.
+#[inline]
+pub(super) fn may_match_one_scalar(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = Positions::new(array.len());
     let mut h = bloom_hash_one(key);
     let delta = h.rotate_right(17);
