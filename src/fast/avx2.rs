@@ -159,16 +159,17 @@ fn hash8(keys: &[&[u8]; 8]) -> [u32; 8] {
 /// its 4 bytes from the probed one on by a gather, with no branch on the bits. With AVX2 forced
 /// on Zen 5 (a test build), `cargo bench --bench vs_leveldb -- block 1M`: block filters
 /// 16.7–17.3 -> 15.4–15.8 ns per query against the scalar path; 1M filters 19.5–20.3 -> 20.7–21.1,
-/// so arrays past the L2 are left to the scalar path (`one::may_match_one_without_avx512`), as
-/// are arrays under 4 bytes here, which a 4-byte read cannot fit in.
+/// so arrays past the L2 are left to the scalar path (`one::may_match_one_without_avx512`
+/// routes them), as are arrays under 4 bytes, which a 4-byte read cannot fit in.
+///
+/// # Panics
+/// If `array` is shorter than 4 bytes.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
-    if array.len() < 4 {
-        return super::one::may_match_one_scalar(key, array, k);
-    }
+    assert!(array.len() >= 4, "a 4-byte read must fit in the array");
     let h = super::one::bloom_hash_one(key);
     let probes = Probes::new(array.len(), k);
     let magic = _mm256_set1_epi64x(i64::from(probes.magic));

@@ -48,9 +48,10 @@ pub(super) fn may_match_one_on(isa: Isa, key: &[u8], filter: &[u8]) -> bool {
 /// dispatch was added (inlined, it cost every query 6 instructions more).
 #[inline(never)]
 fn may_match_one_without_avx512(isa: Isa, key: &[u8], array: &[u8], k: u8) -> bool {
-    // Past the L2, AVX2's gathers lost to the scalar path's plain loads (see avx2::may_match_one).
+    // Past the L2, AVX2's gathers lost to the scalar path's plain loads, and under 4 bytes its
+    // 4-byte reads do not fit (see avx2::may_match_one).
     #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx2 && array.len() < super::LARGE_ARRAY_BYTES {
+    if isa == Isa::Avx2 && (4..super::LARGE_ARRAY_BYTES).contains(&array.len()) {
         // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
         return unsafe { super::avx2::may_match_one(key, array, k) };
     }
@@ -60,7 +61,7 @@ fn may_match_one_without_avx512(isa: Isa, key: &[u8], array: &[u8], k: u8) -> bo
 
 /// The scalar path of [`may_match_one_on`], for a bit array and k.
 #[inline]
-pub(super) fn may_match_one_scalar(key: &[u8], array: &[u8], k: u8) -> bool {
+fn may_match_one_scalar(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = Positions::new(array.len());
     let mut h = bloom_hash_one(key);
     let delta = h.rotate_right(17);
