@@ -37,7 +37,14 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8
 
 /// Whether [`bytes`] borrows `len` bytes at `ptr` rather than answering `None`.
 pub(crate) fn can_borrow(ptr: *const c_char, len: usize) -> bool {
-    len == 0 || (!ptr.is_null() && len <= isize::MAX as usize)
+    len == 0 || (!ptr.is_null() && is_object_length(len))
+}
+
+/// Whether some object can be `len` bytes long: none is longer than `isize::MAX` (C's
+/// `PTRDIFF_MAX`), which is also what `std::slice::from_raw_parts` requires.
+#[inline(always)]
+fn is_object_length(len: usize) -> bool {
+    len <= isize::MAX as usize
 }
 
 /// [`bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them again:
@@ -71,8 +78,11 @@ pub(crate) unsafe fn query_bytes<'a>(
     filter: *const c_char,
     filter_length: usize,
 ) -> Option<(&'a [u8], &'a [u8])> {
-    let in_range = |length| length <= isize::MAX as usize;
-    if key.is_null() || filter.is_null() || !in_range(key_length) || !in_range(filter_length) {
+    if key.is_null()
+        || filter.is_null()
+        || !is_object_length(key_length)
+        || !is_object_length(filter_length)
+    {
         return None;
     }
     // SAFETY: non-NULL, lengths in range; readability is the caller's contract.
