@@ -1,4 +1,5 @@
-//! Gives the shared library its versioned soname, and detects the tools some tests need: the
+//! Gives the shared library its versioned soname, turns on the proof that the AVX-512 single query
+//! cannot panic where asked (`prove_no_panic`), and detects the tools some tests need: the
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
 //! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
-    set_soname();
+    set_link_args();
+    prove_no_panic();
     detect_leveldb();
     detect_pytest();
     detect_cmake();
@@ -18,12 +20,27 @@ fn main() {
     detect_simd();
 }
 
-/// `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs linked against a cargo build
-/// record the same name (DT_NEEDED) as those linked against an install.
-fn set_soname() {
+/// The shared library's soname, `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs
+/// linked against a cargo build record the same name (DT_NEEDED) as those linked against an
+/// install; and `--no-undefined`, so that a symbol it lacks fails its own link, not its users'
+/// (which [`prove_no_panic`] relies on).
+fn set_link_args() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
         println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libleveldb_bloom.so.{major}");
+        println!("cargo::rustc-cdylib-link-arg=-Wl,--no-undefined");
+    }
+}
+
+/// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build
+/// optimized enough to drop every panic that cannot happen (opt-level 2 or 3): such a build
+/// fails to link if a function that must not panic (see `CannotPanic` in src/fast/mod.rs) keeps
+/// a path to one. Opt-in, so that no one else's build fails for it.
+fn prove_no_panic() {
+    println!("cargo::rustc-check-cfg=cfg(prove_no_panic)");
+    let optimized = matches!(std::env::var("OPT_LEVEL").as_deref(), Ok("2" | "3"));
+    if required("LEVELDB_BLOOM_PROVE_NO_PANIC") && optimized {
+        println!("cargo::rustc-cfg=prove_no_panic");
     }
 }
 

@@ -9,15 +9,16 @@
 
 use std::ffi::{CStr, c_char, c_int};
 
-use crate::bloom::{BloomPolicy, key_may_match};
+use crate::bloom::BloomPolicy;
+use crate::fast;
 
-/// Runs an export's body and turns a panic into the export's documented error result.
+/// Runs an export's body and turns a panic into the export's documented error result. Internal
+/// C-ABI functions use it too (src/fast/one.rs), as no panic may unwind out of one either.
 macro_rules! ffi_boundary {
     ($on_panic:expr, $body:block) => {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)
     };
 }
-#[cfg(feature = "leveldb-c-api")]
 pub(crate) use ffi_boundary;
 
 pub(crate) const BLOOM_NAME: &CStr = c"leveldb.BuiltinBloomFilter2";
@@ -202,11 +203,11 @@ pub unsafe extern "C" fn leveldb_bloom_key_may_match(
         // SAFETY: per the contract.
         if let Some((key, filter)) = unsafe { query_bytes(key, key_length, filter, filter_length) }
         {
-            return key_may_match(key, filter).into();
+            return fast::may_match_one_c(key, filter);
         }
         // SAFETY: per the contract.
         match unsafe { (bytes(key, key_length), bytes(filter, filter_length)) } {
-            (Some(key), Some(filter)) => key_may_match(key, filter).into(),
+            (Some(key), Some(filter)) => fast::may_match_one_c(key, filter),
             _ => 1,
         }
     })

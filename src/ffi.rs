@@ -10,7 +10,7 @@ use std::alloc::{Layout, alloc};
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use crate::bloom::{BloomPolicy, key_may_match};
+use crate::bloom::BloomPolicy;
 use crate::core_ffi::{
     BLOOM_NAME, accepted_bytes, bytes, can_borrow, ffi_boundary, policy, query_bytes,
 };
@@ -365,7 +365,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
             && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
             && let PolicyKind::Bloom(_) = policy.kind
         {
-            return key_may_match(key, filter).into();
+            return fast::may_match_one_c(key, filter);
         }
         // SAFETY: per the contract.
         match unsafe { policy.as_ref() } {
@@ -394,7 +394,7 @@ unsafe fn may_match_one(
         return 1;
     };
     match &policy.kind {
-        PolicyKind::Bloom(_) => key_may_match(key_bytes, filter_bytes).into(),
+        PolicyKind::Bloom(_) => fast::may_match_one_c(key_bytes, filter_bytes),
         // SAFETY: the callback was given with `state` for this use; arguments checked.
         PolicyKind::Custom(custom) => unsafe {
             ((custom.key_may_match)(custom.state, key, length, filter, filter_length) != 0).into()

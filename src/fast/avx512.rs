@@ -751,11 +751,18 @@ pub(super) unsafe fn test_chunk(
 /// of each lane) and no permute to rejoin even and odd lanes; 8 lanes cover the usual k (6 at 10
 /// bits per key) in one round.
 ///
+/// A C-ABI function returning 0 or 1, so that a call to it cannot unwind, and the C entries
+/// reach it by a tail jump (see [`super::one::may_match_one_c`]); `k` comes first so that they
+/// pass the key and filter on in the registers they arrive in. A panic inside would abort the
+/// process, so there must be none to reach: [`super::CannotPanic`] proves it.
+///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
+#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+pub(super) unsafe extern "C" fn may_match_one(k: u8, key: &[u8], array: &[u8]) -> u8 {
+    let proof = super::CannotPanic;
     let h = super::one::bloom_hash_one(key);
     let probes = Probes::new(array.len(), k);
     let positions = Positions::new(&probes);
@@ -768,15 +775,17 @@ pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
         _mm512_mul_epu32(iota, delta),
     );
     let mut left = u32::from(k);
-    loop {
+    let answer = loop {
         let (byte, bit) = positions.of_qwords(lanes);
         let wanted = _bzhi_u32(u32::from(u8::MAX), left) as __mmask8;
         let all_set = lookup.is_clear_qwords(byte, bit, wanted) == 0;
         // Only k > 8 (up to 30) takes more rounds.
         if left <= QWORD_LANES || !all_set {
-            return all_set;
+            break all_set.into();
         }
         left -= QWORD_LANES;
         lanes = _mm512_add_epi64(lanes, _mm512_slli_epi64::<3>(delta));
-    }
+    };
+    proof.holds();
+    answer
 }

@@ -26,10 +26,12 @@ mod one;
 #[cfg(test)]
 mod tests;
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use crate::bloom::MAX_PROBES;
 use crate::hash::bloom_hash;
 
-pub(crate) use one::may_match_one;
+pub(crate) use one::{may_match_one, may_match_one_c};
 
 /// Keys hashed per step: enough to keep several hash chains and cache misses in flight, few
 /// enough that the chunk's probe positions stay in L1.
@@ -53,40 +55,90 @@ const PREFETCH_KEYS_MIN: usize = 1024;
 /// How many chunks ahead of the hash keys are prefetched: 1, 2 and 4 measured alike.
 const KEYS_AHEAD: usize = 2;
 
+/// Proof that a function has no path to a panic, for the C-ABI ones that calls cannot unwind
+/// from (see one::may_match_one_c), where a panic would abort the process instead of reaching
+/// the C entry's `ffi_boundary!`. Made at the function's start and ended by
+/// [`CannotPanic::holds`] at its end, it is dropped only by a panic in between; with cfg
+/// `prove_no_panic` (build.rs: CI's optimized builds) its `drop` calls a function defined
+/// nowhere, so a build that keeps any such path fails to link, naming that function.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct CannotPanic;
+
+#[cfg(target_arch = "x86_64")]
+impl CannotPanic {
+    #[inline(always)]
+    #[allow(clippy::forget_non_drop)] // It has a `Drop` only with cfg `prove_no_panic`.
+    pub(crate) fn holds(self) {
+        std::mem::forget(self);
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", prove_no_panic, not(debug_assertions)))]
+impl Drop for CannotPanic {
+    #[inline(always)]
+    fn drop(&mut self) {
+        unsafe extern "C" {
+            /// Defined nowhere: see [`CannotPanic`].
+            fn leveldb_bloom_function_without_panics_can_panic() -> !;
+        }
+        // SAFETY: it never runs (see above).
+        unsafe { leveldb_bloom_function_without_panics_can_panic() }
+    }
+}
+
 /// How keys are hashed. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Isa {
     /// Plain Rust, for any CPU.
-    Portable,
+    Portable = 1,
     /// 8 keys at once in AVX2 lanes. Only constructed when the CPU has AVX2.
     #[cfg(target_arch = "x86_64")]
-    Avx2,
+    Avx2 = 2,
     /// 16 keys at once in AVX-512 lanes, with byte-masked loads and byte permutes (AVX-512 F,
     /// BW, VL and VBMI, and BMI2: Ice Lake, Zen 4 and later). Only constructed when the CPU has
     /// them.
     #[cfg(target_arch = "x86_64")]
-    Avx512,
+    Avx512 = 3,
 }
 
-/// [`Isa::best`], once detected.
-static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+/// [`Isa::best`] as its `u8`, once detected; 0 before. One byte that a single query compares
+/// in one instruction.
+static BEST: AtomicU8 = AtomicU8::new(0);
 
 impl Isa {
-    /// The fastest the CPU running us supports, detected once.
+    /// The fastest the CPU running us supports, detected once (or, by threads racing to be
+    /// first, more than once, alike).
     #[inline]
     pub(crate) fn best() -> Isa {
-        *BEST.get_or_init(|| {
-            *Isa::available()
+        Isa::best_detected().unwrap_or_else(|| {
+            let best = *Isa::available()
                 .last()
-                .expect("the portable path is always there")
+                .expect("the portable path is always there");
+            BEST.store(best as u8, Ordering::Relaxed);
+            best
         })
+    }
+
+    /// Whether [`Isa::best`] has been detected and is `self`: one compare of a byte.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn is_best_detected(self) -> bool {
+        BEST.load(Ordering::Relaxed) == self as u8
     }
 
     /// [`Isa::best`] if it has been detected already: a plain load, with no call to keep
     /// registers across.
     #[inline]
     pub(crate) fn best_detected() -> Option<Isa> {
-        BEST.get().copied()
+        match BEST.load(Ordering::Relaxed) {
+            1 => Some(Isa::Portable),
+            #[cfg(target_arch = "x86_64")]
+            2 => Some(Isa::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            3 => Some(Isa::Avx512),
+            _ => None,
+        }
     }
 
     /// Every instruction set this CPU can run, slowest first.
@@ -296,6 +348,7 @@ const NO_KEY: &[u8] = UNREAD.split_at(0).0;
 static UNREAD: [u8; 64] = [0; 64];
 
 /// Whether `key` is empty with an address that may be in no mapped page (see [`NO_KEY`]).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn dangles(key: &[u8]) -> bool {
     key.is_empty() && !std::ptr::eq(key.as_ptr(), NO_KEY.as_ptr())

@@ -5,23 +5,51 @@
 //! and what those leave to it.
 
 use super::Isa;
+use crate::core_ffi::ffi_boundary;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 
 /// leveldb's `KeyMayMatch` for one key, on the fastest path this CPU has.
 #[inline]
 pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
+    may_match_one_c(key, filter) != 0
+}
+
+/// [`may_match_one`] as 0 or 1, for the C entries. It calls only C-ABI functions, from which no
+/// call can unwind: the AVX-512 query, which has no path to a panic ([`super::CannotPanic`]), and
+/// the other paths, which catch their own. So the C entry's `ffi_boundary!` needs no landing pad
+/// around this, and the C entry reaches the AVX-512 query by a tail jump, without a stack frame
+/// of its own.
+#[inline(always)]
+pub(crate) fn may_match_one_c(key: &[u8], filter: &[u8]) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if Isa::Avx512.is_best_detected() {
+        return match super::parse(filter) {
+            // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
+            Ok((array, k)) => unsafe { super::avx512::may_match_one(k, key, array) },
+            Err(answer) => answer.into(),
+        };
+    }
     match Isa::best_detected() {
-        Some(isa) => may_match_one_on(isa, key, filter),
+        Some(isa) => may_match_one_elsewhere(isa, key, filter),
         None => may_match_one_detecting(key, filter),
     }
 }
 
-/// [`may_match_one`] when the CPU is yet to be detected: once per process. Apart, so that the
-/// common path makes no call that would need the key and filter saved across it.
+/// [`may_match_one_c`] when the CPU is yet to be detected: once per process. Apart, so that
+/// the common path makes no call that would need the key and filter saved across it.
 #[cold]
 #[inline(never)]
-fn may_match_one_detecting(key: &[u8], filter: &[u8]) -> bool {
-    may_match_one_on(Isa::best(), key, filter)
+#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+extern "C" fn may_match_one_detecting(key: &[u8], filter: &[u8]) -> u8 {
+    ffi_boundary!(1, { may_match_one_on(Isa::best(), key, filter).into() })
+}
+
+/// [`may_match_one_c`] on CPUs whose best path is not AVX-512. Apart, so that the AVX-512 path's
+/// code stays as short as it is.
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+extern "C" fn may_match_one_elsewhere(isa: Isa, key: &[u8], filter: &[u8]) -> u8 {
+    ffi_boundary!(1, { may_match_one_on(isa, key, filter).into() })
 }
 
 /// [`may_match_one`] on the path of `isa`: the AVX-512 one, the AVX2 one, or the scalar one.
@@ -29,34 +57,24 @@ fn may_match_one_detecting(key: &[u8], filter: &[u8]) -> bool {
 /// Every probe is tested, without branching on the bits: a query for an absent key would
 /// otherwise mispredict its exit about once, and nothing of the next query could start before the
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
-#[inline(always)]
 pub(super) fn may_match_one_on(isa: Isa, key: &[u8], filter: &[u8]) -> bool {
     let (array, k) = match super::parse(filter) {
         Ok(parsed) => parsed,
         Err(answer) => return answer,
     };
-    #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx512 {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-        return unsafe { super::avx512::may_match_one(key, array, k) };
+        Isa::Avx512 => unsafe { super::avx512::may_match_one(k, key, array) != 0 },
+        // Past the L2, AVX2's gathers lost to the scalar path's plain loads, and under 4 bytes its
+        // 4-byte reads do not fit (see avx2::may_match_one).
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 if (4..super::LARGE_ARRAY_BYTES).contains(&array.len()) => {
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            unsafe { super::avx2::may_match_one(key, array, k) }
+        }
+        _ => may_match_one_scalar(key, array, k),
     }
-    may_match_one_without_avx512(isa, key, array, k)
-}
-
-/// [`may_match_one_on`] off the AVX-512 path: the AVX2 one for arrays in the caches, or the
-/// scalar one. Not inlined, so that the AVX-512 path's code stays as short as before this
-/// dispatch was added (inlined, it cost every query 6 instructions more).
-#[inline(never)]
-fn may_match_one_without_avx512(isa: Isa, key: &[u8], array: &[u8], k: u8) -> bool {
-    // Past the L2, AVX2's gathers lost to the scalar path's plain loads, and under 4 bytes its
-    // 4-byte reads do not fit (see avx2::may_match_one).
-    #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx2 && (4..super::LARGE_ARRAY_BYTES).contains(&array.len()) {
-        // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-        return unsafe { super::avx2::may_match_one(key, array, k) };
-    }
-    let _ = isa; // Without x86-64 there is only the scalar path.
-    may_match_one_scalar(key, array, k)
 }
 
 /// The scalar path of [`may_match_one_on`], for a bit array and k.
