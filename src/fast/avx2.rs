@@ -170,7 +170,7 @@ fn hash8(keys: &[&[u8]; 8]) -> [u32; 8] {
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
     assert!(array.len() >= 4, "a 4-byte read must fit in the array");
-    let h = super::one::bloom_hash_one(key);
+    let h = super::one::bloom_hash_one::<false>(key);
     let probes = Probes::new(array.len(), k);
     let magic = _mm256_set1_epi64x(i64::from(probes.magic));
     let len = _mm256_set1_epi64x(i64::from(probes.len));
