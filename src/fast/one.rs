@@ -124,9 +124,9 @@ impl Positions {
     }
 }
 
-/// [`bloom_hash`] for one key: 8 bytes per loop step, then the odd word and the 1–3 tail bytes
-/// ([`super::tail_word`]: the key's last 4 bytes, shifted). Keys vary in length, so branches on
-/// it mispredict; without `BRANCH_ON_LENGTH` both last steps are computed and kept or dropped by
+/// [`bloom_hash`] for one key: 8 bytes per loop step, then the odd word and the 1–3 tail bytes,
+/// both found from the length alone, so that their loads do not wait for the loop. Keys vary in
+/// length, so branches on it mispredict; without `BRANCH_ON_LENGTH` both last steps are computed and kept or dropped by
 /// conditional moves, which instead put their 6 cycles on every key's chain. Which costs less
 /// depends on what else the query waits for. Measured on Zen 5 (`cargo bench --bench vs_leveldb
 /// -- block 1M`, ns per single query): a filter in registers, where the query waits on nothing
@@ -145,21 +145,26 @@ pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
         h = mix(mix(h, pair as u32), (pair >> 32) as u32);
         rest = after;
     }
-    // The odd word, if rest has one; otherwise any 4 bytes of the key, dropped.
-    let at = (len - rest.len()).min(len - 4);
+    // The odd word, when len % 8 >= 4, is the key's last whole word: read either way (len >= 4),
+    // dropped when there is none.
+    let at = (len & !3) - 4;
     let word = u32::from_le_bytes(key[at..at + 4].try_into().expect("4 bytes"));
+    // The tail bytes: the key's last 4 bytes shifted right by 32 - 8 * (len % 4) bits, a count
+    // that wrapping_shr takes mod 32 (so without a tail this is dropped garbage).
+    let last = u32::from_le_bytes(key[len - 4..].try_into().expect("4 bytes"));
+    let tail_bytes = last.wrapping_shr((len as u32).wrapping_mul(8).wrapping_neg());
     let tail = |h: u32| {
-        let h = h.wrapping_add(super::tail_word(key)).wrapping_mul(MULTIPLIER);
+        let h = h.wrapping_add(tail_bytes).wrapping_mul(MULTIPLIER);
         h ^ (h >> 24)
     };
     if BRANCH_ON_LENGTH {
-        if rest.len() >= 4 {
+        if len & 4 != 0 {
             h = mix(h, word);
         }
         return if len.is_multiple_of(4) { h } else { tail(h) };
     }
     // The compiler would otherwise branch on these, too.
-    h = std::hint::select_unpredictable(rest.len() >= 4, mix(h, word), h);
+    h = std::hint::select_unpredictable(len & 4 != 0, mix(h, word), h);
     std::hint::select_unpredictable(len.is_multiple_of(4), h, tail(h))
 }
 
