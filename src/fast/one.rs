@@ -139,11 +139,18 @@ pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
         return bloom_hash(key);
     }
     let mut h = BLOOM_SEED ^ (len as u32).wrapping_mul(MULTIPLIER);
+    // 16 bytes per loop step, then 8 if left. Compiled, each word's load folds into its add;
+    // 8-byte steps became a loop unrolled twice, of 8-byte loads split by shifts, which took 8
+    // instructions more per block query and 0.6-0.8 ns (Zen 5).
+    let mix_pair = |h: u32, pair: u64| mix(mix(h, pair as u32), (pair >> 32) as u32);
     let mut rest = key;
-    while let Some((pair, after)) = rest.split_first_chunk::<8>() {
-        let pair = u64::from_le_bytes(*pair);
-        h = mix(mix(h, pair as u32), (pair >> 32) as u32);
+    while let Some((four, after)) = rest.split_first_chunk::<16>() {
+        let four = u128::from_le_bytes(*four);
+        h = mix_pair(mix_pair(h, four as u64), (four >> 64) as u64);
         rest = after;
+    }
+    if let Some((pair, _)) = rest.split_first_chunk::<8>() {
+        h = mix_pair(h, u64::from_le_bytes(*pair));
     }
     // The odd word, when len % 8 >= 4, is the key's last whole word: read either way (len >= 4),
     // dropped when there is none.
