@@ -521,12 +521,11 @@ fn in_batches<'k>(
 /// for every key, or `Ok` with the bit array and k.
 #[inline(always)]
 fn parse(filter: &[u8]) -> Result<(&[u8], u8), bool> {
-    let Some((&k, array)) = filter.split_last() else {
+    // Under 2 bytes there is no bit array.
+    let Some(array_len @ 1..) = filter.len().checked_sub(1) else {
         return Err(false);
     };
-    if array.is_empty() {
-        return Err(false);
-    }
+    let (array, k) = (&filter[..array_len], filter[array_len]);
     if k > MAX_PROBES {
         // Reserved for potentially new encodings of short filters: consider it a match.
         return Err(true);
