@@ -238,9 +238,12 @@ struct Positions {
 impl Positions {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
     fn new(probes: &Probes) -> Positions {
+        // In every 32-bit lane, though the multiplies read only the even ones: with the odd
+        // ones zero, the compiler may take a multiply for a full 64-bit one and expand it
+        // into three.
         Positions {
-            len: _mm512_set1_epi64(i64::from(probes.len)),
-            magic: _mm512_set1_epi64(i64::from(probes.magic)),
+            len: _mm512_set1_epi32(probes.len as i32),
+            magic: _mm512_set1_epi32(probes.magic as i32),
             shift: _mm_set_epi64x(0, i64::from(probes.shift)),
         }
     }
@@ -763,16 +766,30 @@ pub(super) unsafe fn test_chunk(
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
 pub(super) unsafe extern "C" fn may_match_one(k: u8, key: &[u8], array: &[u8]) -> u8 {
     let proof = super::CannotPanic;
-    // Past the registers the query waits on memory anyway: branches on the key's length cost
-    // less there than the conditional moves' longer chain (see bloom_hash_one).
-    let h = if array.len() > REGISTER_ARRAY_BYTES {
-        super::one::bloom_hash_one::<true>(key)
-    } else {
-        super::one::bloom_hash_one::<false>(key)
+    // Each kind of lookup compiled apart, with nothing left to dispatch on after the hash.
+    let answer = match Lookup::new(array) {
+        lookup @ Lookup::Registers(Registers::Two(_)) => {
+            probe_one(super::one::bloom_hash_one::<false>(key), array, k, &lookup)
+        }
+        lookup @ Lookup::Registers(Registers::Four(_)) => {
+            probe_one(super::one::bloom_hash_one::<false>(key), array, k, &lookup)
+        }
+        // Past the registers the query waits on memory anyway: branches on the key's length
+        // cost less there than the conditional moves' longer chain (see bloom_hash_one).
+        lookup @ Lookup::Memory(_) => {
+            probe_one(super::one::bloom_hash_one::<true>(key), array, k, &lookup)
+        }
     };
+    proof.holds();
+    answer
+}
+
+/// The probes of [`may_match_one`] for hash `h`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+fn probe_one(h: u32, array: &[u8], k: u8, lookup: &Lookup) -> u8 {
     let probes = Probes::new(array.len(), k);
     let positions = Positions::new(&probes);
-    let lookup = Lookup::new(array);
     // Lane i probes h + i * delta (mod 2^32), as leveldb's i-th probe.
     let delta = _mm512_set1_epi64(i64::from(h.rotate_right(17)));
     let iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
@@ -781,7 +798,7 @@ pub(super) unsafe extern "C" fn may_match_one(k: u8, key: &[u8], array: &[u8]) -
         _mm512_mul_epu32(iota, delta),
     );
     let mut left = u32::from(k);
-    let answer = loop {
+    loop {
         let (byte, bit) = positions.of_qwords(lanes);
         let wanted = _bzhi_u32(u32::from(u8::MAX), left) as __mmask8;
         let all_set = lookup.is_clear_qwords(byte, bit, wanted) == 0;
@@ -791,7 +808,5 @@ pub(super) unsafe extern "C" fn may_match_one(k: u8, key: &[u8], array: &[u8]) -
         }
         left -= QWORD_LANES;
         lanes = _mm512_add_epi64(lanes, _mm512_slli_epi64::<3>(delta));
-    };
-    proof.holds();
-    answer
+    }
 }
