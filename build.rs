@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
-    set_link_args();
+    set_soname();
     prove_no_panic();
     detect_leveldb();
     detect_pytest();
@@ -20,22 +20,20 @@ fn main() {
     detect_simd();
 }
 
-/// The shared library's soname, `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs
-/// linked against a cargo build record the same name (DT_NEEDED) as those linked against an
-/// install; and `--no-undefined`, so that a symbol it lacks fails its own link, not its users'
-/// (which [`prove_no_panic`] relies on).
-fn set_link_args() {
+/// `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs linked against a cargo build
+/// record the same name (DT_NEEDED) as those linked against an install.
+fn set_soname() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
         println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libleveldb_bloom.so.{major}");
-        println!("cargo::rustc-cdylib-link-arg=-Wl,--no-undefined");
     }
 }
 
 /// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build
-/// optimized enough to drop every panic that cannot happen (opt-level 2 or 3): such a build
-/// fails to link if a function that must not panic (see `CannotPanic` in src/fast/mod.rs) keeps
-/// a path to one. Opt-in, so that no one else's build fails for it.
+/// optimized enough to drop every panic that cannot happen (opt-level 2 or 3): if a function that
+/// must not panic (see `CannotPanic` in src/fast/mod.rs) keeps a path to one, a program linked
+/// with such a build fails to link (CI: the quickstart), and the shared library to load (CI: the
+/// Python tests). Opt-in, so that no one else's build fails for it.
 fn prove_no_panic() {
     println!("cargo::rustc-check-cfg=cfg(prove_no_panic)");
     let optimized = matches!(std::env::var("OPT_LEVEL").as_deref(), Ok("2" | "3"));

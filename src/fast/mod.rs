@@ -60,7 +60,8 @@ const KEYS_AHEAD: usize = 2;
 /// the C entry's `ffi_boundary!`. Made at the function's start and ended by
 /// [`CannotPanic::holds`] at its end, it is dropped only by a panic in between; with cfg
 /// `prove_no_panic` (build.rs: CI's optimized builds) its `drop` calls a function defined
-/// nowhere, so a build that keeps any such path fails to link, naming that function.
+/// nowhere, so if any such path is left, a program linked with the build fails to link and the
+/// shared library to load, naming that function.
 #[cfg(target_arch = "x86_64")]
 pub(crate) struct CannotPanic;
 
