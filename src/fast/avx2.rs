@@ -159,7 +159,7 @@ fn hash8(keys: &[&[u8]; 8]) -> [u32; 8] {
 /// its 4 bytes from the probed one on by a gather, with no branch on the bits. With AVX2 forced
 /// on Zen 5 (a test build), `cargo bench --bench vs_leveldb -- block 1M`: block filters
 /// 16.7–17.3 -> 15.4–15.8 ns per query against the scalar path; 1M filters 19.5–20.3 -> 20.7–21.1,
-/// so arrays past the L2 are left to the scalar path (`one::may_match_one_without_avx512`
+/// so arrays past the L2 are left to the scalar path (`one::may_match_one_on`
 /// routes them), as are arrays under 4 bytes, which a 4-byte read cannot fit in.
 ///
 /// # Panics
