@@ -324,6 +324,7 @@ impl Rows {
 }
 
 /// The little-endian value of the 1..3 bytes after the key's last whole word (0 if none).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn tail_word(key: &[u8]) -> u32 {
     let tail = key.len() % 4;

@@ -29,27 +29,16 @@ pub(crate) fn may_match_one_c(key: &[u8], filter: &[u8]) -> u8 {
             Err(answer) => answer.into(),
         };
     }
-    match Isa::best_detected() {
-        Some(isa) => may_match_one_elsewhere(isa, key, filter),
-        None => may_match_one_detecting(key, filter),
-    }
+    may_match_one_elsewhere(key, filter)
 }
 
-/// [`may_match_one_c`] when the CPU is yet to be detected: once per process. Apart, so that
-/// the common path makes no call that would need the key and filter saved across it.
-#[cold]
+/// [`may_match_one_c`] off the AVX-512 path: on other CPUs, and on any before its instruction
+/// set is detected (once per process). Apart, so that the AVX-512 path's code stays as short as
+/// it is and makes no call that would need the key and filter saved across it.
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
-extern "C" fn may_match_one_detecting(key: &[u8], filter: &[u8]) -> u8 {
+extern "C" fn may_match_one_elsewhere(key: &[u8], filter: &[u8]) -> u8 {
     ffi_boundary!(1, { may_match_one_on(Isa::best(), key, filter).into() })
-}
-
-/// [`may_match_one_c`] on CPUs whose best path is not AVX-512. Apart, so that the AVX-512 path's
-/// code stays as short as it is.
-#[inline(never)]
-#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
-extern "C" fn may_match_one_elsewhere(isa: Isa, key: &[u8], filter: &[u8]) -> u8 {
-    ffi_boundary!(1, { may_match_one_on(isa, key, filter).into() })
 }
 
 /// [`may_match_one`] on the path of `isa`: the AVX-512 one, the AVX2 one, or the scalar one.
