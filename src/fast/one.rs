@@ -113,10 +113,11 @@ impl Positions {
     }
 }
 
-/// [`bloom_hash`] for one key: 8 bytes per loop step, then the odd word and the 1–3 tail bytes,
-/// both found from the length alone, so that their loads do not wait for the loop. Keys vary in
-/// length, so branches on it mispredict; without `BRANCH_ON_LENGTH` both last steps are computed and kept or dropped by
-/// conditional moves, which instead put their 6 cycles on every key's chain. Which costs less
+/// [`bloom_hash`] for one key: 16 bytes per loop step and 8 if left, then the odd word and the
+/// 1–3 tail bytes, both found from the length alone, so that their loads do not wait for the
+/// loop. Keys vary in length, so branches on it mispredict; without `BRANCH_ON_LENGTH` both last
+/// steps are computed and kept or dropped by conditional moves, which instead put their 6 cycles
+/// on every key's chain. Which costs less
 /// depends on what else the query waits for. Measured on Zen 5 (`cargo bench --bench vs_leveldb
 /// -- block 1M`, ns per single query): a filter in registers, where the query waits on nothing
 /// else, 9.3–9.8 without the branches against 9.7–10.1 with them; a 1M-key filter in memory,
