@@ -211,9 +211,15 @@ fn hashes_equal_scalar_for_every_length_and_grouping() {
             assert_eq!(got, want[300..300 + n], "{isa:?}, {n} keys");
         }
     }
-    let single: Vec<u32> = keys.iter().map(|k| one::bloom_hash_one::<false>(k)).collect();
+    let single: Vec<u32> = keys
+        .iter()
+        .map(|k| one::bloom_hash_one::<false>(k))
+        .collect();
     assert_eq!(single, want, "single-key hash, conditional moves");
-    let single: Vec<u32> = keys.iter().map(|k| one::bloom_hash_one::<true>(k)).collect();
+    let single: Vec<u32> = keys
+        .iter()
+        .map(|k| one::bloom_hash_one::<true>(k))
+        .collect();
     assert_eq!(single, want, "single-key hash, branches");
 }
 
