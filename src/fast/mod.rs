@@ -110,7 +110,12 @@ static BEST: AtomicU8 = AtomicU8::new(0);
 impl Isa {
     /// The fastest the CPU running us supports, detected once (or, by threads racing to be
     /// first, more than once, alike).
-    #[inline]
+    ///
+    /// Out of line, so that no code another crate may compile (this is called from generic
+    /// public functions) reads [`BEST`]: such a static is exported from the rlib, and every read
+    /// of an exported static in this shared library goes through its global offset table, one
+    /// load more per single query.
+    #[inline(never)]
     pub(crate) fn best() -> Isa {
         Isa::best_detected().unwrap_or_else(|| {
             let best = *Isa::available()
