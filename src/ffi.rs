@@ -368,25 +368,28 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
             return fast::may_match_one_c(key, filter);
         }
         // SAFETY: per the contract.
-        match unsafe { policy.as_ref() } {
-            // SAFETY: per the contract.
-            Some(policy) => unsafe { may_match_one(policy, key, length, filter, filter_length) },
-            None => 1,
-        }
+        unsafe { may_match_one(policy, key, length, filter, filter_length) }
     })
 }
 
-/// `leveldb_filterpolicy_key_may_match` for a non-NULL policy.
+/// `leveldb_filterpolicy_key_may_match` off its fast path: a NULL policy, a custom one, bad
+/// input or an empty key or filter. Apart, so that the fast path sets no register for it.
 ///
 /// # Safety
 /// As `leveldb_filterpolicy_key_may_match`.
+#[cold]
+#[inline(never)]
 unsafe fn may_match_one(
-    policy: &leveldb_filterpolicy_t,
+    policy: *const leveldb_filterpolicy_t,
     key: *const c_char,
     length: usize,
     filter: *const c_char,
     filter_length: usize,
 ) -> u8 {
+    // SAFETY: per the contract.
+    let Some(policy) = (unsafe { policy.as_ref() }) else {
+        return 1;
+    };
     // SAFETY: per the contract.
     let (Some(key_bytes), Some(filter_bytes)) = (unsafe { bytes(key, length) }, unsafe {
         bytes(filter, filter_length)

@@ -21,20 +21,22 @@ pub(crate) fn may_match_one(key: &[u8], filter: &[u8]) -> bool {
 /// of its own.
 #[inline(always)]
 pub(crate) fn may_match_one_c(key: &[u8], filter: &[u8]) -> u8 {
+    // Filters without a bit array or with a reserved k go the other way too: answered here, their
+    // constant answer was set in the return register before the branch, on the query's path.
     #[cfg(target_arch = "x86_64")]
-    if Isa::Avx512.is_best_detected() {
-        return match super::parse(filter) {
-            // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
-            Ok((array, k)) => unsafe { super::avx512::may_match_one(k, key, array) },
-            Err(answer) => answer.into(),
-        };
+    if Isa::Avx512.is_best_detected()
+        && let Ok((array, k)) = super::parse(filter)
+    {
+        // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
+        return unsafe { super::avx512::may_match_one(k, key, array) };
     }
     may_match_one_elsewhere(key, filter)
 }
 
-/// [`may_match_one_c`] off the AVX-512 path: on other CPUs, and on any before its instruction
-/// set is detected (once per process). Apart, so that the AVX-512 path's code stays as short as
-/// it is and makes no call that would need the key and filter saved across it.
+/// [`may_match_one_c`] off the AVX-512 path: on other CPUs, on any before its instruction set is
+/// detected (once per process), and for filters without a bit array or with a reserved k. Apart,
+/// so that the AVX-512 path's code stays as short as it is and makes no call that would need the
+/// key and filter saved across it.
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
 extern "C" fn may_match_one_elsewhere(key: &[u8], filter: &[u8]) -> u8 {
