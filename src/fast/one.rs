@@ -28,7 +28,7 @@ pub(crate) fn may_match_one_c(key: &[u8], filter: &[u8]) -> u8 {
         && let Ok((array, k)) = super::parse(filter)
     {
         // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
-        return unsafe { super::avx512::may_match_one(k, key, array) };
+        return unsafe { super::avx512::may_match_one(k.into(), key, array) };
     }
     may_match_one_elsewhere(key, filter)
 }
@@ -56,7 +56,7 @@ pub(super) fn may_match_one_on(isa: Isa, key: &[u8], filter: &[u8]) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-        Isa::Avx512 => unsafe { super::avx512::may_match_one(k, key, array) != 0 },
+        Isa::Avx512 => unsafe { super::avx512::may_match_one(k.into(), key, array) != 0 },
         // Past the L2, AVX2's gathers lost to the scalar path's plain loads, and under 4 bytes its
         // 4-byte reads do not fit (see avx2::may_match_one).
         #[cfg(target_arch = "x86_64")]

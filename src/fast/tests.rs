@@ -159,13 +159,17 @@ fn probe_positions_equal_64_bit_modulo() {
                 let mut h = [0; 16];
                 h[..lanes.len()].copy_from_slice(lanes);
                 // SAFETY: the CPU has the features of Isa::Avx512.
-                let [dwords, qwords] = unsafe { avx512::positions16(&probes, h) };
-                for ((&h, &dword), &qword) in h.iter().zip(&dwords).zip(&qwords) {
+                let [dwords, qwords, inverse] = unsafe { avx512::positions16(&probes, len, h) };
+                for (i, &h) in h.iter().enumerate() {
                     let want = (u64::from(h) % bits) as u32;
-                    assert_eq!(dword, want, "AVX-512: h = {h}, array of {len} bytes");
+                    assert_eq!(dwords[i], want, "AVX-512: h = {h}, array of {len} bytes");
                     assert_eq!(
-                        qword, want,
+                        qwords[i], want,
                         "AVX-512, 64-bit lanes: h = {h}, array of {len} bytes"
+                    );
+                    assert_eq!(
+                        inverse[i], want,
+                        "AVX-512, inverse: h = {h}, array of {len} bytes"
                     );
                 }
             }
