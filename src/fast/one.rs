@@ -116,14 +116,14 @@ impl Positions {
 }
 
 /// [`bloom_hash`] for one key: 16 bytes per loop step and 8 if left, then the odd word and the
-/// 1–3 tail bytes, both found from the length alone, so that their loads do not wait for the
-/// loop. Keys vary in length, so branches on it mispredict; without `BRANCH_ON_LENGTH` both last
+/// 1–3 tail bytes, the tail found from the length alone. Keys vary in length, so branches on it
+/// mispredict; without `BRANCH_ON_LENGTH` the odd word is found from the length too, both last
 /// steps are computed and kept or dropped by conditional moves, which instead put their 6 cycles
-/// on every key's chain. Which costs less
-/// depends on what else the query waits for. Measured on Zen 5 (`cargo bench --bench vs_leveldb
-/// -- block 1M`, ns per single query): a filter in registers, where the query waits on nothing
-/// else, 9.3–9.8 without the branches against 9.7–10.1 with them; a 1M-key filter in memory,
-/// whose loads a query waits for anyway, 17.3–18.3 without against 16.5–17.3 with.
+/// on every key's chain. Which costs less depends on what else the query waits for. Measured on
+/// Zen 5 (`cargo bench --bench vs_leveldb -- block 1M`, ns per single query): a filter in
+/// registers, where the query waits on nothing else, 9.3–9.8 without the branches against
+/// 9.7–10.1 with them; a 1M-key filter in memory, whose loads a query waits for anyway,
+/// 17.3–18.3 without against 16.5–17.3 with.
 #[inline(always)]
 pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
     let len = key.len();
@@ -141,13 +141,28 @@ pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
         h = mix_pair(mix_pair(h, four as u64), (four >> 64) as u64);
         rest = after;
     }
-    if let Some((pair, _)) = rest.split_first_chunk::<8>() {
-        h = mix_pair(h, u64::from_le_bytes(*pair));
+    if let Some((pair, after)) = rest.split_first_chunk::<8>() {
+        // Two words, so that each load folds into its add: as one 8-byte value they took a
+        // shift to split and one register more, which the AVX-512 query then saved on the stack.
+        let (first, second) = pair.split_at(4);
+        h = mix(h, u32::from_le_bytes(first.try_into().expect("4 bytes")));
+        h = mix(h, u32::from_le_bytes(second.try_into().expect("4 bytes")));
+        rest = after;
     }
-    // The odd word, when len % 8 >= 4, is the key's last whole word: read either way (len >= 4),
-    // dropped when there is none.
-    let at = (len & !3) - 4;
-    let word = u32::from_le_bytes(key[at..at + 4].try_into().expect("4 bytes"));
+    // The odd word, when len % 8 >= 4.
+    if BRANCH_ON_LENGTH {
+        // Where the loop stopped: a load folded into its add, with no address to compute.
+        if let Some((word, _)) = rest.split_first_chunk::<4>() {
+            h = mix(h, u32::from_le_bytes(*word));
+        }
+    } else {
+        // Found from the length alone, so that its load does not wait for the loop: the key's
+        // last whole word, read either way (len >= 4) and dropped when there is none. The
+        // compiler would otherwise branch on it.
+        let at = (len & !3) - 4;
+        let word = u32::from_le_bytes(key[at..at + 4].try_into().expect("4 bytes"));
+        h = std::hint::select_unpredictable(len & 4 != 0, mix(h, word), h);
+    }
     // The tail bytes: the key's last 4 bytes shifted right by 32 - 8 * (len % 4) bits, a count
     // that wrapping_shr takes mod 32 (so without a tail this is dropped garbage).
     let last = u32::from_le_bytes(key[len - 4..].try_into().expect("4 bytes"));
@@ -157,13 +172,8 @@ pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
         h ^ (h >> 24)
     };
     if BRANCH_ON_LENGTH {
-        if len & 4 != 0 {
-            h = mix(h, word);
-        }
         return if len.is_multiple_of(4) { h } else { tail(h) };
     }
-    // The compiler would otherwise branch on these, too.
-    h = std::hint::select_unpredictable(len & 4 != 0, mix(h, word), h);
     std::hint::select_unpredictable(len.is_multiple_of(4), h, tail(h))
 }
 
