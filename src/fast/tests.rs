@@ -368,6 +368,41 @@ fn queries_read_nothing_outside_the_filter() {
     assert_eq!(unsafe { munmap(pages, 3 * PAGE) }, 0, "munmap");
 }
 
+/// The same answers whatever floating-point mode the caller has set: the AVX-512 single query of
+/// a filter past 256 bytes computes its positions in floating point (avx512::InversePositions).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn answers_under_every_rounding_mode() {
+    fn mxcsr() -> u32 {
+        let mut value = 0u32;
+        // SAFETY: stores the thread's MXCSR into `value`.
+        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut value, options(nostack)) };
+        value
+    }
+    fn set_mxcsr(value: u32) {
+        // SAFETY: loads a valid MXCSR (all exceptions masked), for this thread only.
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &value, options(nostack)) };
+    }
+    let mut rng = Rng(8);
+    let keys: Vec<Vec<u8>> = (0..3000).map(|i| rng.key(i % 40)).collect();
+    let absent: Vec<Vec<u8>> = (0..3000).map(|i| rng.key(i % 40)).collect();
+    let mut probes = as_slices(&keys);
+    probes.extend(as_slices(&absent));
+    // Bit arrays of 125 and 3750 bytes: one in registers, one in memory.
+    let filters = [100, 3000].map(|n| scalar_filter(10, &as_slices(&keys[..n])));
+    let saved = mxcsr();
+    // Round to nearest, down, up and towards zero; then with denormals flushed and read as zero.
+    for mode in [0, 1, 2, 3].map(|rc| (saved & !0x6000) | rc << 13) {
+        for mode in [mode, mode | 0x8040] {
+            set_mxcsr(mode);
+            for filter in &filters {
+                check_answers(filter, &probes);
+            }
+            set_mxcsr(saved);
+        }
+    }
+}
+
 #[test]
 fn duplicate_and_adjacent_equal_keys() {
     let mut rng = Rng(4);
