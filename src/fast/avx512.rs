@@ -882,11 +882,12 @@ impl InversePositions {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
     fn new(array_len: usize) -> InversePositions {
-        // Rounded to nearest whatever the caller's MXCSR says, and with no exception flag set.
-        let inverse = _mm512_div_round_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
-            _mm512_set1_pd(1.0),
-            _mm512_set1_pd(array_len as f64),
-        );
+        // Rounded to nearest whatever the caller's MXCSR says, and with no exception flag set
+        // (the length is exact up to 2^53).
+        const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        let len = _mm_cvt_roundu64_sd::<NEAREST>(_mm_setzero_pd(), array_len as u64);
+        let inverse =
+            _mm512_div_round_pd::<NEAREST>(_mm512_set1_pd(1.0), _mm512_broadcastsd_pd(len));
         InversePositions {
             len: _mm512_set1_epi64(array_len as i64),
             inverse,
