@@ -134,19 +134,14 @@ pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
     // 16 bytes per loop step, then 8 if left. Compiled, each word's load folds into its add;
     // 8-byte steps became a loop unrolled twice, of 8-byte loads split by shifts, which took 8
     // instructions more per block query and 0.6-0.8 ns (Zen 5).
-    let mix_pair = |h: u32, pair: u64| mix(mix(h, pair as u32), (pair >> 32) as u32);
     let mut rest = key;
-    while let Some((four, after)) = rest.split_first_chunk::<16>() {
-        let four = u128::from_le_bytes(*four);
-        h = mix_pair(mix_pair(h, four as u64), (four >> 64) as u64);
+    while let Some((sixteen, after)) = rest.split_first_chunk::<16>() {
+        let (first, second) = sixteen.split_at(8);
+        h = mix_eight(mix_eight(h, first), second);
         rest = after;
     }
-    if let Some((pair, after)) = rest.split_first_chunk::<8>() {
-        // Two words, so that each load folds into its add: as one 8-byte value they took a
-        // shift to split and one register more, which the AVX-512 query then saved on the stack.
-        let (first, second) = pair.split_at(4);
-        h = mix(h, u32::from_le_bytes(first.try_into().expect("4 bytes")));
-        h = mix(h, u32::from_le_bytes(second.try_into().expect("4 bytes")));
+    if let Some((eight, after)) = rest.split_first_chunk::<8>() {
+        h = mix_eight(h, eight);
         rest = after;
     }
     // The odd word, when len % 8 >= 4.
@@ -175,6 +170,16 @@ pub(super) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
         return if len.is_multiple_of(4) { h } else { tail(h) };
     }
     std::hint::select_unpredictable(len.is_multiple_of(4), h, tail(h))
+}
+
+/// [`mix`] for the two words of 8 bytes, each read on its own, so that its load folds into its
+/// add: read as one 8-byte value, they took a shift to split and one register more, which the
+/// AVX-512 query then saved on the stack.
+#[inline(always)]
+fn mix_eight(h: u32, eight: &[u8]) -> u32 {
+    let (first, second) = eight.split_at(4);
+    let h = mix(h, u32::from_le_bytes(first.try_into().expect("4 bytes")));
+    mix(h, u32::from_le_bytes(second.try_into().expect("4 bytes")))
 }
 
 /// One word of leveldb's hash loop.
