@@ -373,7 +373,8 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
 }
 
 /// `leveldb_filterpolicy_key_may_match` off its fast path: a NULL policy, a custom one, bad
-/// input or an empty key or filter. Apart, so that the fast path sets no register for it.
+/// input or an empty key or filter. Apart, so that the fast path sets no register for it. The
+/// batch export calls it for each key of a custom policy, whose callback costs far more.
 ///
 /// # Safety
 /// As `leveldb_filterpolicy_key_may_match`.
