@@ -818,10 +818,20 @@ fn probe_one(h: u32, array: &[u8], k: u32, lookup: &Lookup) -> u8 {
         Lookup::Memory(_) => SinglePositions::Inverse(InversePositions::new(array.len())),
     };
     // Lane i probes h + i * delta (mod 2^32, in the low half of each 64-bit lane), as leveldb's
-    // i-th probe. The high halves of `hashes` and `delta` are zero, so that the 32-bit multiply
-    // is one instruction, not an emulated 64-bit one.
-    let hashes = _mm512_set1_epi64(i64::from(h));
-    let delta = _mm512_ror_epi32::<17>(hashes);
+    // i-th probe; the positions ignore the high half.
+    let (hashes, delta) = match lookup {
+        // With the high halves zero, the compiler drops the table's mask of them.
+        Lookup::Registers(_) => {
+            let hashes = _mm512_set1_epi64(i64::from(h));
+            (hashes, _mm512_ror_epi32::<17>(hashes))
+        }
+        // delta rotated in a general-purpose register while `h` moves to the vector: a vector
+        // rotate would add its 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
+        Lookup::Memory(_) => (
+            _mm512_set1_epi32(h as i32),
+            _mm512_set1_epi32(h.rotate_right(17) as i32),
+        ),
+    };
     let iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     let mut lanes = _mm512_add_epi64(hashes, _mm512_mul_epu32(iota, delta));
     let mut left = k;
@@ -863,13 +873,15 @@ impl SinglePositions {
 /// 1M-key filter went from 15.2–15.3 to 13.9–14.5 ns (Zen 5, `cargo bench --bench vs_leveldb --
 /// 1M`, two runs of each).
 ///
-/// The byte is a % len for a = h >> 3 < 2^29 (see [`Probes`]), with the quotient
-/// q = floor((a + 1/2) * r), r = 1/len rounded to nearest, computed by one fused multiply-add
-/// rounding down. Exact for every len >= 1: (a + 1/2) / len is at least 1 / (2 len) away from
-/// any integer, and (a + 1/2) * r differs from it by a relative 2^-53 at most, so by less than
-/// 2^29 / len * 2^-53 = 2^-24 / len. For len >= 2^29 (then a < len) q is 0 and the byte is a,
-/// as leveldb's position is h itself from 2^32 bits on; the multiply by len's low 32 bits is
-/// then a multiply by 0.
+/// The byte is a - q * len for a = h >> 3 < 2^29 (see [`Probes`]) and q = floor(a / len),
+/// which is floor(h / bits) for bits = 8 len: the quotient is taken of h itself, so that
+/// the shift to `a` runs beside it, not ahead of it (each vector integer operation takes 2
+/// cycles on Zen 5). q = floor((h + 1/2) * r), r = 1/bits rounded to nearest, computed by one
+/// fused multiply-add rounding down. Exact for every len >= 1: (h + 1/2) / bits, an odd number
+/// over 2 bits, is at least 1 / (2 bits) away from any integer, and (h + 1/2) * r differs from
+/// it by a relative 2^-53 at most, so by less than 2^32 / bits * 2^-53 = 2^-21 / bits. For
+/// len >= 2^29 (then h < bits) q is 0 and the byte is a, as leveldb's position is h itself from
+/// 2^32 bits on; the multiply by len's low 32 bits is then a multiply by 0.
 struct InversePositions {
     len: __m512i,
     inverse: __m512d,
@@ -886,8 +898,9 @@ impl InversePositions {
         // (the length is exact up to 2^53).
         const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
         let len = _mm_cvt_roundu64_sd::<NEAREST>(_mm_setzero_pd(), array_len as u64);
+        // 1 / (8 len): 1/8 is exact, so this is 1/bits rounded once.
         let inverse =
-            _mm512_div_round_pd::<NEAREST>(_mm512_set1_pd(1.0), _mm512_broadcastsd_pd(len));
+            _mm512_div_round_pd::<NEAREST>(_mm512_set1_pd(0.125), _mm512_broadcastsd_pd(len));
         InversePositions {
             len: _mm512_set1_epi64(array_len as i64),
             inverse,
@@ -899,17 +912,23 @@ impl InversePositions {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
     fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
-        let a = _mm512_and_si512(_mm512_srli_epi64::<3>(h), _mm512_set1_epi64((1 << 29) - 1));
-        // a + 1/2, exactly: a in the mantissa of 2^52 makes 2^52 + a.
         let two_pow_52 = _mm512_set1_pd(TWO_POW_52);
-        let a_and_half = _mm512_sub_pd(
-            _mm512_castsi512_pd(_mm512_or_si512(a, _mm512_castpd_si512(two_pow_52))),
+        // h + 1/2, exactly: h's low 32 bits in the mantissa of 2^52 make 2^52 + h, in one
+        // ternary logic operation ((h & low) | 2^52's bits).
+        let h_in_mantissa = _mm512_ternarylogic_epi64::<0xea>(
+            h,
+            _mm512_set1_epi64(0xffff_ffff),
+            _mm512_castpd_si512(two_pow_52),
+        );
+        let h_and_half = _mm512_sub_pd(
+            _mm512_castsi512_pd(h_in_mantissa),
             _mm512_set1_pd(TWO_POW_52 - 0.5),
         );
         // 2^52 + q, rounded down: q in the mantissa's low bits, where the multiply reads it.
         let q = _mm512_castpd_si512(_mm512_fmadd_round_pd::<
             { _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC },
-        >(a_and_half, self.inverse, two_pow_52));
+        >(h_and_half, self.inverse, two_pow_52));
+        let a = _mm512_and_si512(_mm512_srli_epi64::<3>(h), _mm512_set1_epi64((1 << 29) - 1));
         let byte = _mm512_sub_epi64(a, _mm512_mul_epu32(q, self.len));
         (byte, _mm512_and_si512(h, _mm512_set1_epi64(7)))
     }
