@@ -180,6 +180,13 @@ fn benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb.cc");
 }
 
+/// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
+/// itself: its answer check and its cleanup must pass. Nothing is timed here.
+#[test]
+fn single_query_ab_tool_checks_pass() {
+    build_and_run_both("benches/single_query_ab.c");
+}
+
 /// The system libraries the static library needs are exactly what rustc says, and the README
 /// states them. cargo builds into a folder of its own: the test's own target folder is locked.
 #[test]

@@ -61,11 +61,12 @@ pub const FULL: Budget = Budget {
     thread_rounds: 50,
 };
 
-/// Every test program in c_tests/, and the benchmark's checks. The sanitizer and valgrind runs take theirs from this list, so
+/// Every test program in c_tests/, and the two benchmarks' checks. The sanitizer and valgrind runs take theirs from this list, so
 /// a program added here (the shim's tests, say) runs under each of them too.
 pub fn programs(budget: Budget) -> Vec<Program> {
     // A fresh seed each run (CI sets one) widens what the differential test explores.
     let seed = std::env::var("LEVELDB_BLOOM_DIFF_SEED").unwrap_or_else(|_| "20261122".into());
+    let shared_library = lib_dir().join("libleveldb_bloom.so").display().to_string();
     vec![
         Program {
             args: vec![root().join("vectors").display().to_string()],
@@ -102,6 +103,22 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             libs: &["-lleveldb"],
             needs_leveldb: true,
             ..Program::new("benches/vs_leveldb.cc")
+        },
+        // The single-query A/B tool at tiny sizes, the built library against itself: its answer
+        // check and its cleanup, nothing timed.
+        Program {
+            args: [
+                "--keys",
+                "2000",
+                "--queries",
+                "4096",
+                &shared_library,
+                &shared_library,
+            ]
+            .map(String::from)
+            .into(),
+            libs: &["-ldl"],
+            ..Program::new("benches/single_query_ab.c")
         },
     ]
 }
