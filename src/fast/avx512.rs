@@ -801,11 +801,13 @@ pub(super) unsafe extern "C" fn may_match_one(k: u32, key: &[u8], array: &[u8]) 
 
 /// The probes of [`may_match_one`] for hash `h`.
 ///
-/// Written so that it keeps as few values as it can in general-purpose registers: past the
-/// caches, a run of single queries is bound by how many of them the CPU holds in flight, and on
-/// Zen 5 what runs out first is the general-purpose registers. In a test build, 20 more `add`s
-/// or `lea`s per query cost 3 ns on a 1M-key filter (15 -> 18 ns), 20 more vector `vpaddq`s
-/// 0.4 ns, 20 `cmp`s or `nop`s nothing measurable (`cargo bench --bench vs_leveldb -- 1M`).
+/// Written with as few instructions that write a register, and as short a chain from the hash
+/// to the gather, as it can: a run of single queries is bound by how many of them the CPU holds
+/// in flight (about 2.5 on Zen 5), and each such instruction and each cycle of the chain costs
+/// its share. At 1M keys, 20 more vector `vpaddq`s per query cost 0.9 ns (10.7 -> 11.6 ns,
+/// benches/single_query_ab.c), 20 more general-purpose `add`s 3 ns in the ninth session
+/// (`cargo bench --bench vs_leveldb -- 1M`), ten more dependent vector operations (20 cycles)
+/// 1.0-1.3 ns; `cmp`s and `nop`s cost less (README, "Speed").
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
 fn probe_one(h: u32, array: &[u8], k: u32, lookup: &Lookup) -> u8 {
