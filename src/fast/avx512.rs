@@ -811,26 +811,27 @@ pub(super) unsafe extern "C" fn may_match_one(k: u32, key: &[u8], array: &[u8]) 
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
 fn probe_one(h: u32, array: &[u8], k: u32, lookup: &Lookup) -> u8 {
-    let positions = match lookup {
-        // From a table: a query of a block's filter waits on nothing but its own chain.
-        Lookup::Registers(_) => {
-            SinglePositions::Table(Positions::new(&Probes::new(array.len(), k as u8)))
-        }
-        // Computed in vector registers, where a table has no entry.
-        Lookup::Memory(_) => SinglePositions::Inverse(InversePositions::new(array.len())),
-    };
     // Lane i probes h + i * delta (mod 2^32, in the low half of each 64-bit lane), as leveldb's
     // i-th probe; the positions ignore the high half.
-    let (hashes, delta) = match lookup {
+    let (positions, hashes, delta) = match lookup {
+        // Positions from a table: a query of a block's filter waits on nothing but its own chain.
         // Zero high halves: from a rotated 32-bit broadcast the compiler emulated a full 64-bit
         // multiply (6.69-6.76 against 6.42-6.46 ns, benches/single_query_ab.c --keys 100).
         Lookup::Registers(_) => {
+            let probes = Probes::new(array.len(), k as u8);
             let hashes = _mm512_set1_epi64(i64::from(h));
-            (hashes, _mm512_ror_epi32::<17>(hashes))
+            let delta = _mm512_ror_epi32::<17>(hashes);
+            (
+                SinglePositions::Table(Positions::new(&probes)),
+                hashes,
+                delta,
+            )
         }
-        // delta rotated in a general-purpose register while `h` moves to the vector: a vector
-        // rotate would add its 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
+        // Positions computed in vector registers, where a table has no entry. delta rotated in a
+        // general-purpose register while `h` moves to the vector: a vector rotate would add its
+        // 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
         Lookup::Memory(_) => (
+            SinglePositions::Inverse(InversePositions::new(array.len())),
             _mm512_set1_epi32(h as i32),
             _mm512_set1_epi32(h.rotate_right(17) as i32),
         ),
