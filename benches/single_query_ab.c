@@ -12,21 +12,25 @@
 // process to the next; compare the builds of one run.
 //
 //   cargo build --release && cp target/release/libleveldb_bloom.so /tmp/a.so   (then change)
-//   cc -O2 benches/single_query_ab.c -o /tmp/single_query_ab -ldl
+//   cc -O2 -Iinclude benches/single_query_ab.c -o /tmp/single_query_ab -ldl
 //   /tmp/single_query_ab [--keys N] [--queries Q] /tmp/a.so target/release/libleveldb_bloom.so
 //
 // Also a test program (tests/c_harness): every build's answers must be the same.
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-typedef void *(*create_fn)(int);
-typedef char *(*filter_fn)(void *, const char *const *, const size_t *, size_t, size_t *);
-typedef unsigned char (*match_fn)(void *, const char *, size_t, const char *, size_t);
-typedef void (*destroy_fn)(void *);
+#include "leveldb_bloom.h"
+
+// The header's own signatures, for the functions looked up in each build (nothing is linked).
+typedef __typeof__(&leveldb_filterpolicy_create_bloom) create_fn;
+typedef __typeof__(&leveldb_filterpolicy_create_filter) filter_fn;
+typedef __typeof__(&leveldb_filterpolicy_key_may_match) match_fn;
+typedef __typeof__(&leveldb_filterpolicy_destroy) destroy_fn;
 
 enum { kMaxBuilds = 8, kChunk = 1024, kMaxKeyLen = 24, kRuns = 7 };
 
@@ -70,9 +74,10 @@ int main(int argc, char **argv) {
     first_lib += 2;
   }
   int builds = argc - first_lib;
-  if (builds < 1 || builds > kMaxBuilds || num_keys == 0 || num_queries < kChunk) {
-    fprintf(stderr, "usage: %s [--keys N] [--queries Q >= %d] lib.so... (1 to %d)\n", argv[0],
-            kChunk, kMaxBuilds);
+  if (builds < 1 || builds > kMaxBuilds || num_keys == 0 || num_keys > INT_MAX ||
+      num_queries < kChunk) {
+    fprintf(stderr, "usage: %s [--keys 1..INT_MAX] [--queries Q >= %d] lib.so... (1 to %d)\n",
+            argv[0], kChunk, kMaxBuilds);
     return 2;
   }
   num_queries -= num_queries % kChunk;
@@ -101,7 +106,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  void *handles[kMaxBuilds], *policies[kMaxBuilds];
+  void *handles[kMaxBuilds];
+  leveldb_filterpolicy_t *policies[kMaxBuilds];
   match_fn match[kMaxBuilds];
   destroy_fn destroy[kMaxBuilds];
   char *filter = NULL;
@@ -122,7 +128,7 @@ int main(int argc, char **argv) {
     policies[b] = need(create(10));
     if (b == 0) {
       filter_fn create_filter = (filter_fn)dlsym(handles[b], "leveldb_filterpolicy_create_filter");
-      filter = need(create_filter(policies[b], keys, lens, num_keys, &filter_len));
+      filter = need(create_filter(policies[b], keys, lens, (int)num_keys, &filter_len));
     }
   }
 
