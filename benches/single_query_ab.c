@@ -4,16 +4,24 @@
 // come out within 0.1 ns of each other).
 //
 // Each build is loaded with dlopen; all query the one filter the first built, with the same keys:
-// 95% present, 16 to 24 bytes, as the benchmark's. The queries go in chunks of 1024 whose keys are
-// first copied into one small buffer (untimed), as a caller holds the key it asks about, and the
-// builds take turns chunk by chunk, the first alternating. Best of 7 runs, in ns per query. The
-// benchmark's 1M rows read their keys from a 20 MB stream instead, which takes longer (11.7-12.0
-// ns per query there against 10.4-11.2 here, Zen 5). The absolute level also moves from one
-// process to the next; compare the builds of one run.
+// 95% present, 16 to 24 bytes as the benchmark's (or all of --key-len bytes). The queries go in
+// chunks of 1024 whose keys are first copied into one small buffer (untimed), as a caller holds
+// the key it asks about, and the builds take turns chunk by chunk, the first alternating. Best of
+// 7 runs, in ns per query. The absolute level moves from one process to the next; compare the
+// builds of one run.
+//
+// With --stream, the queries' keys lie end to end in one arena in query order and are read where
+// they lie, as the benchmark's 1M and 8M rows read them, and each chunk is timed with one build
+// only (the builds taking turns), so that no build finds keys in cache that another just read;
+// every build then answers every query once more, untimed, for the check. Hot keys can mislead
+// about a filter past the L2: a hash without branches on the key's length took 1M-key queries
+// from 10.8-10.9 to 10.2 ns with hot keys, and from 11.1-11.6 to 11.0-11.3 (no gain) streaming
+// (Zen 5, README "Speed").
 //
 //   cargo build --release && cp target/release/libleveldb_bloom.so /tmp/a.so   (then change)
 //   cc -O2 -Iinclude benches/single_query_ab.c -o /tmp/single_query_ab -ldl
-//   /tmp/single_query_ab [--keys N] [--queries Q] /tmp/a.so target/release/libleveldb_bloom.so
+//   /tmp/single_query_ab [--keys N] [--queries Q] [--key-len L] [--stream] a.so b.so...
+//   (a.so the copy above, b.so target/release/libleveldb_bloom.so)
 //
 // Also a test program (tests/c_harness): every build's answers must be the same.
 #include <dlfcn.h>
@@ -32,7 +40,7 @@ typedef __typeof__(&leveldb_filterpolicy_create_filter) filter_fn;
 typedef __typeof__(&leveldb_filterpolicy_key_may_match) match_fn;
 typedef __typeof__(&leveldb_filterpolicy_destroy) destroy_fn;
 
-enum { kMaxBuilds = 8, kChunk = 1024, kMaxKeyLen = 24, kRuns = 7 };
+enum { kMaxBuilds = 8, kChunk = 1024, kMaxKeyLen = 64, kRuns = 7 };
 
 static uint64_t g_rng = 88172645463325252ull;
 static uint64_t next_random(void) {
@@ -48,9 +56,12 @@ static double now_ns(void) {
   return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-// A fresh random key of 16..24 bytes written at `at`; returns its length.
+// --key-len, or SIZE_MAX for 16..24 bytes.
+static size_t g_key_len = SIZE_MAX;
+
+// A fresh random key of g_key_len bytes, or 16..24, written at `at`; returns its length.
 static size_t random_key(char *at) {
-  size_t len = 16 + next_random() % 9;
+  size_t len = g_key_len != SIZE_MAX ? g_key_len : 16 + next_random() % 9;
   for (size_t j = 0; j < len; j++) at[j] = (char)next_random();
   return len;
 }
@@ -64,23 +75,34 @@ static void *need(void *p) {
 }
 
 int main(int argc, char **argv) {
-  size_t num_keys = 1000000, num_queries = 2000000;
+  size_t num_keys = 1000000, num_queries = 2000000, key_len = SIZE_MAX;
+  int stream = 0;
   int first_lib = 1;
   while (first_lib + 1 < argc && argv[first_lib][0] == '-') {
+    if (!strcmp(argv[first_lib], "--stream")) {
+      stream = 1;
+      first_lib += 1;
+      continue;
+    }
     if (!strcmp(argv[first_lib], "--keys")) num_keys = strtoull(argv[first_lib + 1], NULL, 10);
     else if (!strcmp(argv[first_lib], "--queries"))
       num_queries = strtoull(argv[first_lib + 1], NULL, 10);
+    else if (!strcmp(argv[first_lib], "--key-len"))
+      key_len = strtoull(argv[first_lib + 1], NULL, 10);
     else break;
     first_lib += 2;
   }
   int builds = argc - first_lib;
   if (builds < 1 || builds > kMaxBuilds || num_keys == 0 || num_keys > INT_MAX ||
-      num_queries < kChunk) {
-    fprintf(stderr, "usage: %s [--keys 1..INT_MAX] [--queries Q >= %d] lib.so... (1 to %d)\n",
-            argv[0], kChunk, kMaxBuilds);
+      num_queries < kChunk || (key_len != SIZE_MAX && key_len > kMaxKeyLen)) {
+    fprintf(stderr,
+            "usage: %s [--keys 1..INT_MAX] [--queries Q >= %d] [--key-len 0..%d] [--stream] "
+            "lib.so... (1 to %d)\n",
+            argv[0], kChunk, kMaxKeyLen, kMaxBuilds);
     return 2;
   }
   num_queries -= num_queries % kChunk;
+  g_key_len = key_len;
 
   // Members, then queries: a member (95%) or a fresh key, all in one arena.
   char *arena = need(malloc((num_keys + num_queries) * kMaxKeyLen));
@@ -104,6 +126,15 @@ int main(int argc, char **argv) {
       query_lens[i] = random_key(arena + used);
       used += query_lens[i];
     }
+  }
+
+  // The queries' keys end to end in query order, where --stream reads them.
+  char *query_arena = need(malloc(num_queries * kMaxKeyLen));
+  used = 0;
+  for (size_t i = 0; i < num_queries; i++) {
+    memcpy(query_arena + used, queries[i], query_lens[i]);
+    queries[i] = query_arena + used;
+    used += query_lens[i];
   }
 
   void *handles[kMaxBuilds];
@@ -138,9 +169,22 @@ int main(int argc, char **argv) {
   unsigned char *answers = need(malloc(num_queries * builds));
   double best[kMaxBuilds];
   for (int b = 0; b < builds; b++) best[b] = 1e300;
+  size_t timed[kMaxBuilds] = {0};  // queries each build answered in one run
   for (int run = 0; run < kRuns; run++) {
     double total[kMaxBuilds] = {0};
     for (size_t start = 0; start < num_queries; start += kChunk) {
+      if (stream) {
+        int b = (int)((start / kChunk + run) % builds);
+        unsigned char *out = answers + b * num_queries + start;
+        const char *const *chunk_keys = queries + start;
+        const size_t *chunk_lens = query_lens + start;
+        double t0 = now_ns();
+        for (size_t i = 0; i < kChunk; i++)
+          out[i] = match[b](policies[b], chunk_keys[i], chunk_lens[i], filter, filter_len);
+        total[b] += now_ns() - t0;
+        if (run == 0) timed[b] += kChunk;
+        continue;
+      }
       size_t at = 0;
       for (size_t i = 0; i < kChunk; i++) {
         memcpy(hot + at, queries[start + i], query_lens[start + i]);
@@ -155,10 +199,18 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < kChunk; i++)
           out[i] = match[b](policies[b], hot_keys[i], hot_lens[i], filter, filter_len);
         total[b] += now_ns() - t0;
+        if (run == 0) timed[b] += kChunk;
       }
     }
     for (int b = 0; b < builds; b++)
       if (total[b] < best[b]) best[b] = total[b];
+  }
+  // Streaming, each build answered only its chunks: now all of them, untimed, for the check.
+  if (stream) {
+    for (int b = 0; b < builds; b++)
+      for (size_t i = 0; i < num_queries; i++)
+        answers[b * num_queries + i] =
+            match[b](policies[b], queries[i], query_lens[i], filter, filter_len);
   }
   int failed = 0;
   for (int b = 1; b < builds; b++) {
@@ -168,7 +220,7 @@ int main(int argc, char **argv) {
     }
   }
   for (int b = 0; b < builds; b++)
-    printf("%s: %.2f ns per query\n", argv[first_lib + b], best[b] / num_queries);
+    printf("%s: %.2f ns per query\n", argv[first_lib + b], best[b] / timed[b]);
   printf("%d passed, %d failed\n", !failed, failed);
   free(filter);  // malloc'ed by the first build (leveldb_free is free)
   for (int b = 0; b < builds; b++) {
@@ -180,6 +232,7 @@ int main(int argc, char **argv) {
   free(queries);
   free(lens);
   free(keys);
+  free(query_arena);
   free(arena);
   return failed;
 }

@@ -7,13 +7,20 @@ mod paths;
 use std::path::Path;
 use std::process::Command;
 
-use c_harness::{FULL, Link, NATIVE_STATIC_LIBS, build, command, lib_dir, program, root, run};
+use c_harness::{FULL, Link, NATIVE_STATIC_LIBS, build, command, lib_dir, programs, root, run};
 
-/// Builds the program from `source` linked statically and dynamically, and runs both.
+/// Builds the program from `source` linked statically and dynamically, and runs both, with each
+/// set of arguments the program list gives it.
 fn build_and_run_both(source: &str) {
-    let program = program(source, FULL);
-    for link in [Link::Static, Link::Shared] {
-        run(command(&program, &build(&program, link, &[])));
+    let runs: Vec<_> = programs(FULL)
+        .into_iter()
+        .filter(|program| program.source == source)
+        .collect();
+    assert!(!runs.is_empty(), "{source} is not in the program list");
+    for program in runs {
+        for link in [Link::Static, Link::Shared] {
+            run(command(&program, &build(&program, link, &[])));
+        }
     }
 }
 
@@ -181,7 +188,8 @@ fn benchmark_against_leveldb_checks_pass() {
 }
 
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
-/// itself: its answer check and its cleanup must pass. Nothing is timed here.
+/// itself, with hot keys and streaming ones: its answer check and its cleanup must pass. Nothing
+/// is timed here.
 #[test]
 fn single_query_ab_tool_checks_pass() {
     build_and_run_both("benches/single_query_ab.c");

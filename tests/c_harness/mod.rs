@@ -105,9 +105,27 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             ..Program::new("benches/vs_leveldb.cc")
         },
         // The single-query A/B tool at tiny sizes, the built library against itself: its answer
-        // check and its cleanup, nothing timed.
+        // check and its cleanup, nothing timed; with hot keys of 16 to 24 bytes, then streaming
+        // keys of one length, under 8 bytes.
         Program {
             args: [
+                "--keys",
+                "2000",
+                "--queries",
+                "4096",
+                &shared_library,
+                &shared_library,
+            ]
+            .map(String::from)
+            .into(),
+            libs: &["-ldl"],
+            ..Program::new("benches/single_query_ab.c")
+        },
+        Program {
+            args: [
+                "--stream",
+                "--key-len",
+                "5",
                 "--keys",
                 "2000",
                 "--queries",
@@ -123,7 +141,8 @@ pub fn programs(budget: Budget) -> Vec<Program> {
     ]
 }
 
-/// The program built from `source`, with `budget`'s arguments.
+/// The program built from `source`, with `budget`'s arguments (the first set, where the list
+/// runs it more than once).
 pub fn program(source: &str, budget: Budget) -> Program {
     programs(budget)
         .into_iter()
