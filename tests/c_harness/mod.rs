@@ -97,9 +97,16 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             needs_leveldb: true,
             ..Program::new("c_tests/differential_leveldb.cc")
         },
-        // The benchmark against leveldb at tiny sizes: its byte-for-byte checks, nothing timed.
+        // The benchmark against leveldb at tiny sizes: its byte-for-byte checks, nothing timed;
+        // with keys of 16 to 24 bytes, then all of 7.
         Program {
             args: vec!["--smoke".into()],
+            libs: &["-lleveldb"],
+            needs_leveldb: true,
+            ..Program::new("benches/vs_leveldb.cc")
+        },
+        Program {
+            args: vec!["--smoke".into(), "--key-len=7".into()],
             libs: &["-lleveldb"],
             needs_leveldb: true,
             ..Program::new("benches/vs_leveldb.cc")
