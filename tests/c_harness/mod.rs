@@ -66,7 +66,28 @@ pub const FULL: Budget = Budget {
 pub fn programs(budget: Budget) -> Vec<Program> {
     // A fresh seed each run (CI sets one) widens what the differential test explores.
     let seed = std::env::var("LEVELDB_BLOOM_DIFF_SEED").unwrap_or_else(|_| "20261122".into());
+    let vs_leveldb = |options: &[&str]| Program {
+        args: ["--smoke"]
+            .iter()
+            .chain(options)
+            .map(|s| s.to_string())
+            .collect(),
+        libs: &["-lleveldb"],
+        needs_leveldb: true,
+        ..Program::new("benches/vs_leveldb.cc")
+    };
     let shared_library = lib_dir().join("libleveldb_bloom.so").display().to_string();
+    let single_query_ab = |options: &[&str]| Program {
+        args: options
+            .iter()
+            .copied()
+            .chain(["--keys", "2000", "--queries", "4096"])
+            .chain([shared_library.as_str(), shared_library.as_str()])
+            .map(String::from)
+            .collect(),
+        libs: &["-ldl"],
+        ..Program::new("benches/single_query_ab.c")
+    };
     vec![
         Program {
             args: vec![root().join("vectors").display().to_string()],
@@ -99,52 +120,13 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         },
         // The benchmark against leveldb at tiny sizes: its byte-for-byte checks, nothing timed;
         // with keys of 16 to 24 bytes, then all of 7.
-        Program {
-            args: vec!["--smoke".into()],
-            libs: &["-lleveldb"],
-            needs_leveldb: true,
-            ..Program::new("benches/vs_leveldb.cc")
-        },
-        Program {
-            args: vec!["--smoke".into(), "--key-len=7".into()],
-            libs: &["-lleveldb"],
-            needs_leveldb: true,
-            ..Program::new("benches/vs_leveldb.cc")
-        },
+        vs_leveldb(&[]),
+        vs_leveldb(&["--key-len=7"]),
         // The single-query A/B tool at tiny sizes, the built library against itself: its answer
         // check and its cleanup, nothing timed; with hot keys of 16 to 24 bytes, then streaming
         // keys of one length, under 8 bytes.
-        Program {
-            args: [
-                "--keys",
-                "2000",
-                "--queries",
-                "4096",
-                &shared_library,
-                &shared_library,
-            ]
-            .map(String::from)
-            .into(),
-            libs: &["-ldl"],
-            ..Program::new("benches/single_query_ab.c")
-        },
-        Program {
-            args: [
-                "--stream",
-                "--key-len",
-                "5",
-                "--keys",
-                "2000",
-                "--queries",
-                "4096",
-                &shared_library,
-                &shared_library,
-            ]
-            .map(String::from)
-            .into(),
-            libs: &["-ldl"],
-            ..Program::new("benches/single_query_ab.c")
-        },
+        single_query_ab(&[]),
+        single_query_ab(&["--stream", "--key-len", "5"]),
     ]
 }
 
