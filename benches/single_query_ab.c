@@ -66,6 +66,13 @@ static size_t random_key(char *at) {
   return len;
 }
 
+// Queries keys[i] (lens[i] bytes), i < n, with one build, answer i to out[i].
+static void answer(match_fn match, const leveldb_filterpolicy_t *policy, const char *const *keys,
+                   const size_t *lens, size_t n, const char *filter, size_t filter_len,
+                   unsigned char *out) {
+  for (size_t i = 0; i < n; i++) out[i] = match(policy, keys[i], lens[i], filter, filter_len);
+}
+
 static void *need(void *p) {
   if (!p) {
     fprintf(stderr, "out of memory\n");
@@ -129,13 +136,16 @@ int main(int argc, char **argv) {
     }
   }
 
-  // The queries' keys end to end in query order, where --stream reads them.
-  char *query_arena = need(malloc(num_queries * kMaxKeyLen));
-  used = 0;
-  for (size_t i = 0; i < num_queries; i++) {
-    memcpy(query_arena + used, queries[i], query_lens[i]);
-    queries[i] = query_arena + used;
-    used += query_lens[i];
+  // With --stream, the queries' keys end to end in query order, where they are read.
+  char *query_arena = NULL;
+  if (stream) {
+    query_arena = need(malloc(num_queries * kMaxKeyLen));
+    used = 0;
+    for (size_t i = 0; i < num_queries; i++) {
+      memcpy(query_arena + used, queries[i], query_lens[i]);
+      queries[i] = query_arena + used;
+      used += query_lens[i];
+    }
   }
 
   void *handles[kMaxBuilds];
@@ -176,12 +186,9 @@ int main(int argc, char **argv) {
     for (size_t start = 0; start < num_queries; start += kChunk) {
       if (stream) {
         int b = (int)((start / kChunk + run) % builds);
-        unsigned char *out = answers + b * num_queries + start;
-        const char *const *chunk_keys = queries + start;
-        const size_t *chunk_lens = query_lens + start;
         double t0 = now_ns();
-        for (size_t i = 0; i < kChunk; i++)
-          out[i] = match[b](policies[b], chunk_keys[i], chunk_lens[i], filter, filter_len);
+        answer(match[b], policies[b], queries + start, query_lens + start, kChunk, filter,
+               filter_len, answers + b * num_queries + start);
         total[b] += now_ns() - t0;
         timed[b] += kChunk;
         continue;
@@ -195,10 +202,9 @@ int main(int argc, char **argv) {
       }
       for (int turn = 0; turn < builds; turn++) {
         int b = (int)((turn + start / kChunk + run) % builds);
-        unsigned char *out = answers + b * num_queries + start;
         double t0 = now_ns();
-        for (size_t i = 0; i < kChunk; i++)
-          out[i] = match[b](policies[b], hot_keys[i], hot_lens[i], filter, filter_len);
+        answer(match[b], policies[b], hot_keys, hot_lens, kChunk, filter, filter_len,
+               answers + b * num_queries + start);
         total[b] += now_ns() - t0;
         timed[b] += kChunk;
       }
@@ -209,9 +215,8 @@ int main(int argc, char **argv) {
   // Streaming, each build answered only its chunks: now all of them, untimed, for the check.
   if (stream) {
     for (int b = 0; b < builds; b++)
-      for (size_t i = 0; i < num_queries; i++)
-        answers[b * num_queries + i] =
-            match[b](policies[b], queries[i], query_lens[i], filter, filter_len);
+      answer(match[b], policies[b], queries, query_lens, num_queries, filter, filter_len,
+             answers + b * num_queries);
   }
   int failed = 0;
   for (int b = 1; b < builds; b++) {
