@@ -322,8 +322,10 @@ unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u8]) {
     bytes_left.iter().zip(masks_left).for_each(set);
 }
 
-/// Adds the probes of a chunk's first `n` keys to `batch`, in the rows [`for_each_probe_row`]
-/// writes.
+/// Adds the probes of a chunk's first `n` keys to `batch`: its k rows, written by a [`RowWriter`]
+/// straight into the batch's memory. Written first into a row of their own and copied into the
+/// batch, as [`for_each_probe_row`] hands them on, they took 1M-key batch queries 0.1 ns per key
+/// longer.
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
@@ -334,13 +336,23 @@ pub(super) unsafe fn probe_chunk(
     n: usize,
     batch: &mut ProbeBatch,
 ) {
+    debug_assert!(batch.last_chunk_keys == CHUNK, "keys after a partial chunk");
+    debug_assert_eq!(batch.k, usize::from(probes.k));
+    let written = batch.rows.len();
+    // The batch is emptied once full, so a chunk's rows always fit its capacity.
+    let rows = &mut batch.rows.spare_capacity_mut()[..batch.k];
+    let mut writer = RowWriter::new(probes, keys, n);
+    for row in rows {
+        // SAFETY: `row` is the batch's own memory, valid for writes.
+        unsafe { writer.write(row.as_mut_ptr()) };
+    }
+    // SAFETY: the k rows after the first `written` were all written just above, every lane.
+    unsafe { batch.rows.set_len(written + batch.k) };
     batch.below = batch.below.max(probes.len);
-    for_each_probe_row(probes, keys, n, |bytes, masks| {
-        batch.push_row(bytes, masks, n)
-    });
+    batch.last_chunk_keys = n;
 }
 
-/// The probes of a batch of keys, of whole chunks, in the rows [`for_each_probe_row`] writes:
+/// The probes of a batch of keys, of whole chunks, in the rows a [`RowWriter`] writes:
 /// for an array past the L2 cache, every probe of the batch is computed before any is read or
 /// set. Chunk by chunk, bits that wait on memory and the next keys' hashes, which wait on the
 /// multiplier, got in each other's way. On Zen 5, ns per key: 1M-key filter (1.25 MB) builds
@@ -348,8 +360,7 @@ pub(super) unsafe fn probe_chunk(
 /// 8M-key filter (10 MB) builds 11.4–11.5 -> 9.5–10.3. The AVX2 path measured no gain for builds
 /// (15.0 -> 14.9) and a loss for queries (12.8–13.8 -> 14.6–15.0): it keeps its prefetching.
 pub(super) struct ProbeBatch {
-    /// Copied whole, lanes past a partial chunk's keys too: copies of n lanes went through
-    /// memcpy calls, which cost the gain.
+    /// Whole rows, lanes past a partial chunk's keys too.
     rows: Vec<ProbeRow>,
     /// Rows per chunk.
     k: usize,
@@ -358,7 +369,7 @@ pub(super) struct ProbeBatch {
     /// The keys in the last chunk's rows: only the last chunk of all may be partial, and the
     /// batch is emptied after it.
     last_chunk_keys: usize,
-    /// Every probed byte in the rows is below this ([`for_each_probe_row`] checked them).
+    /// Every probed byte in the rows is below this ([`RowWriter`] checked them).
     below: u32,
 }
 
@@ -395,19 +406,6 @@ impl ProbeBatch {
         self.rows.len() == self.full
     }
 
-    /// Adds a row of probes of a chunk whose first `n` keys are new: byte `bytes[i]`, bit mask
-    /// `masks[i]` for key i < n.
-    #[inline(always)]
-    fn push_row(&mut self, bytes: &[u32; CHUNK], masks: &[u8; CHUNK], n: usize) {
-        debug_assert!(
-            self.last_chunk_keys == CHUNK || n == self.last_chunk_keys,
-            "keys after a partial chunk"
-        );
-        // Never past the capacity reserved: the batch is emptied once full.
-        self.rows.push((*bytes, *masks));
-        self.last_chunk_keys = n;
-    }
-
     /// The rows in use, a chunk's k rows at a time, with the chunk's number of keys.
     fn chunks(&self) -> impl Iterator<Item = (&[ProbeRow], usize)> {
         let chunks = self.rows.len() / self.k;
@@ -442,12 +440,14 @@ impl ProbeBatch {
     /// Writes whether all probes of each of the batch's keys are set in `array` to `out`, one
     /// slot per key in order, and empties the batch. Returns the number of keys.
     pub(super) fn test_bits(&mut self, array: &[u8], out: &mut [bool]) -> usize {
+        assert!(self.below as usize <= array.len(), "probes past the array");
         let mut answered = 0;
         for (rows, n) in self.chunks() {
             // Every probe is read, without branching on the bits (see test_chunk).
             let mut all_set = [true; CHUNK];
             for (bytes, masks) in rows {
-                let probed = probed_bytes(array, &bytes[..n]);
+                // SAFETY: every byte is below self.below <= array.len().
+                let probed = unsafe { probed_bytes(array, bytes) };
                 for ((set, &probed), &mask) in all_set.iter_mut().zip(&probed).zip(masks) {
                     *set &= probed & mask != 0;
                 }
@@ -465,29 +465,101 @@ impl ProbeBatch {
     }
 }
 
-/// The bytes of `array` at `bytes` (a row's first n), zero past them, read by the batch
+/// The bytes of `array` at a row's positions, every lane's (stale ones too), read by the batch
 /// queries of arrays held in memory.
+///
+/// Unchecked, for all CHUNK lanes and in scalar code, one load and one store per probe: checked,
+/// a row's first n only, 1M-key batch queries took 0.4 ns per key longer (`cargo bench --bench
+/// vs_leveldb -- 1M`, Zen 5); see the README's "Speed" for the figures.
+///
+/// # Safety
+/// Every one of `bytes` must be below `array.len()`: none is checked here ([`RowWriter`] checks
+/// every lane of the rows it writes).
 #[inline(always)]
-fn probed_bytes(array: &[u8], bytes: &[u32]) -> [u8; CHUNK] {
+unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CHUNK] {
     let mut probed = [0u8; CHUNK];
-    for (probed, &byte) in probed.iter_mut().zip(bytes) {
-        // Checked, though for_each_probe_row vouches for the bound as for the build: unchecked,
-        // this loop measured slower (1M: 9.0–10.3 against 8.7–9.2).
-        *probed = array[byte as usize];
+    for (probed, byte) in probed.iter_mut().zip(bytes) {
+        // Read as volatile, to keep the loop scalar: the compiler otherwise moved each position
+        // through a vector register and inserted each byte into one (`vpinsrb`), 0.2 ns per key
+        // slower.
+        // SAFETY: `byte` is a reference, valid to read; the byte it names is below array.len()
+        // by this function's contract.
+        *probed = unsafe { *array.get_unchecked(std::ptr::read_volatile(byte) as usize) };
     }
     probed
 }
 
-/// Calls `f(bytes, masks)` for each of the k probes in turn, with the byte and the bit mask in
-/// it that the probe reads for each of the chunk's keys (whole rows: lanes from `n` on hold stale
-/// probes, which `f` must leave alone). The positions are computed
-/// 16 lanes per instruction and written out a row (one probe of every key) at a time, so that
-/// `f` works on bytes in memory with plain loads and stores: AVX-512 has no scatter that ORs
-/// (colliding lanes would lose bits), and gathers are slow on some CPUs (Zen 5).
+/// A chunk's probes, written out a row (one probe of every key) at a time: for each of the
+/// chunk's CHUNK lanes (stale ones too), the byte the probe reads and the bit in it as a mask.
+/// The positions are computed 16 lanes per instruction and written to memory so that the rows'
+/// users work on bytes with plain loads and stores: AVX-512 has no scatter that ORs (colliding
+/// lanes would lose bits), and gathers are slow on some CPUs (Zen 5).
 ///
-/// Every byte `f` gets is below `probes.len`, checked here with one compare per 16 probes, so
-/// `f` may index without a check per probe (which kept the build's loop from unrolling and cost
-/// it 4–6% on Zen 5).
+/// Every byte written is below `probes.len`, checked here with one compare per 16 probes, so
+/// the rows' users may index without a check per probe (which kept the build's loop from
+/// unrolling and cost it 4–6% on Zen 5).
+struct RowWriter {
+    /// Each lane's hash for its next probe.
+    h: [__m512i; GROUPS],
+    /// What each lane's hash steps by from one probe to the next.
+    delta: [__m512i; GROUPS],
+    positions: Positions,
+    len: __m512i,
+}
+
+impl RowWriter {
+    /// Hashes the first `n` keys of a chunk.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+    fn new(probes: &Probes, keys: &[&[u8]; CHUNK], n: usize) -> RowWriter {
+        let h = hash_chunk(keys, n);
+        RowWriter {
+            // Double hashing: the second hash is the first rotated right by 17 bits.
+            delta: h.map(|h| _mm512_ror_epi32::<17>(h)),
+            h,
+            positions: Positions::new(probes),
+            len: _mm512_set1_epi32(probes.len as i32),
+        }
+    }
+
+    /// Writes the next row to `row`, every lane of it.
+    ///
+    /// # Safety
+    /// `row` must be valid for writes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
+    unsafe fn write(&mut self, row: *mut ProbeRow) {
+        // SAFETY: `row` is valid for writes, by this function's contract; no reference to its
+        // memory is made, which may be uninitialised.
+        let (bytes, masks) = unsafe {
+            (
+                (&raw mut (*row).0).cast::<u32>(),
+                (&raw mut (*row).1).cast::<u8>(),
+            )
+        };
+        let one = _mm512_set1_epi32(1);
+        let mut outside = 0;
+        for v in 0..GROUPS {
+            let (byte, bit) = self.positions.of(self.h[v]);
+            outside |= _mm512_cmpge_epu32_mask(byte, self.len);
+            self.h[v] = _mm512_add_epi32(self.h[v], self.delta[v]);
+            // SAFETY: the stores write 16 u32s inside the row's 64 bytes and 16 u8s inside its
+            // 64 masks.
+            unsafe {
+                _mm512_storeu_si512(bytes.add(v * LANES).cast(), byte);
+                _mm_storeu_si128(
+                    masks.add(v * LANES).cast(),
+                    _mm512_cvtepi32_epi8(_mm512_sllv_epi32(one, bit)),
+                );
+            }
+        }
+        assert_eq!(outside, 0, "a probe position past the array");
+    }
+}
+
+/// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`] wrote
+/// for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone). Every
+/// byte `f` gets is below `probes.len`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
 fn for_each_probe_row(
@@ -496,35 +568,14 @@ fn for_each_probe_row(
     n: usize,
     mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
 ) {
-    let mut h = hash_chunk(keys, n);
-    let positions = Positions::new(probes);
-    let delta = h.map(|h| _mm512_ror_epi32::<17>(h));
-    let one = _mm512_set1_epi32(1);
-    let len = _mm512_set1_epi32(probes.len as i32);
+    let mut writer = RowWriter::new(probes, keys, n);
     // The next row is written while `f` reads this one, so that f's loads find their row
     // stored well before instead of waiting on vector stores just ahead of them: block builds
     // measured 3–4% faster on Zen 5.
     let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); 2];
-    let mut write_row = |(bytes, masks): &mut ([u32; CHUNK], [u8; CHUNK])| {
-        let mut outside = 0;
-        for v in 0..GROUPS {
-            let (byte, bit) = positions.of(h[v]);
-            outside |= _mm512_cmpge_epu32_mask(byte, len);
-            h[v] = _mm512_add_epi32(h[v], delta[v]);
-            // SAFETY: the stores write 16 u32s inside the 64 of `bytes` and 16 u8s inside the
-            // 64 of `masks`.
-            unsafe {
-                _mm512_storeu_si512(bytes.as_mut_ptr().add(v * LANES).cast(), byte);
-                _mm_storeu_si128(
-                    masks.as_mut_ptr().add(v * LANES).cast(),
-                    _mm512_cvtepi32_epi8(_mm512_sllv_epi32(one, bit)),
-                );
-            }
-        }
-        assert_eq!(outside, 0, "a probe position past the array");
-    };
     let [even, odd] = &mut rows;
-    write_row(even);
+    // SAFETY (each write): the row is a local, valid for writes.
+    unsafe { writer.write(even) };
     for probe in 0..probes.k {
         let (this, next) = if probe % 2 == 0 {
             (&*even, &mut *odd)
@@ -532,7 +583,7 @@ fn for_each_probe_row(
             (&*odd, &mut *even)
         };
         if probe + 1 < probes.k {
-            write_row(next);
+            unsafe { writer.write(next) };
         }
         f(&this.0, &this.1);
     }
@@ -694,8 +745,8 @@ impl<'a> Lookup<'a> {
 
 /// [`super::test_chunk`]: every probe of every key tested (an early exit would mispredict about
 /// once per key); 16 keys' probes per instruction from a bit array in registers; for a larger
-/// one, one plain load per probe from [`for_each_probe_row`]'s rows, tested 64 keys per
-/// instruction.
+/// one, one plain load per probe from [`for_each_probe_row`]'s rows ([`probed_bytes`]), tested
+/// 64 keys per instruction.
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
@@ -714,10 +765,12 @@ pub(super) unsafe fn test_chunk(
             // copied out and tested against their masks 64 at a time, so a probe costs no more
             // than its load and one store (15% faster than testing and AND-ing each in scalar
             // code).
+            assert!(probes.len as usize <= array.len(), "probes past the array");
             let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
             let mut set = keys_in_chunk;
             for_each_probe_row(probes, keys, n, |bytes, masks| {
-                let probed = probed_bytes(array, &bytes[..n]);
+                // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
+                let probed = unsafe { probed_bytes(array, bytes) };
                 // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
                 // first n bytes, all of `masks`.
                 let (probed, masks) = unsafe {
