@@ -1,11 +1,12 @@
 // Single-key queries (leveldb_filterpolicy_key_may_match) of two or more builds of
 // libleveldb_bloom in one process, for changes too small for benches/vs_leveldb.cc to tell apart
 // from its run-to-run noise (about 0.3 ns per query at 1M keys; here two builds of the same code
-// come out within 0.1 ns of each other).
+// come out within 0.1 ns of each other). With --batch, batch queries instead
+// (leveldb_filterpolicy_key_may_match_batch), one call per chunk.
 //
 // Each build is loaded with dlopen; all query the one filter the first built, with the same keys:
 // 95% present, 16 to 24 bytes as the benchmark's (or all of --key-len bytes). The queries go in
-// chunks of 1024 whose keys are first copied into one small buffer (untimed), as a caller holds
+// chunks of 1024 (or --chunk N) whose keys are first copied into one buffer (untimed), as a caller holds
 // the key it asks about, and the builds take turns chunk by chunk, the first alternating. Best of
 // 7 runs, in ns per query. The absolute level moves from one process to the next; compare the
 // builds of one run.
@@ -20,8 +21,11 @@
 //
 //   cargo build --release && cp target/release/libleveldb_bloom.so /tmp/a.so   (then change)
 //   cc -O2 -Iinclude benches/single_query_ab.c -o /tmp/single_query_ab -ldl
-//   /tmp/single_query_ab [--keys N] [--queries Q] [--key-len L] [--stream] a.so b.so...
+//   /tmp/single_query_ab [--keys N] [--queries Q] [--key-len L] [--stream] [--batch]
+//                        [--chunk N] a.so b.so...
 //   (a.so the copy above, b.so target/release/libleveldb_bloom.so)
+// As the benchmark's 1M-key batch query row (one call of 1M keys streaming from memory):
+//   /tmp/single_query_ab --stream --batch --chunk 1000000 a.so b.so
 //
 // Also a test program (tests/c_harness): every build's answers must be the same.
 #include <dlfcn.h>
@@ -38,9 +42,10 @@
 typedef __typeof__(&leveldb_filterpolicy_create_bloom) create_fn;
 typedef __typeof__(&leveldb_filterpolicy_create_filter) filter_fn;
 typedef __typeof__(&leveldb_filterpolicy_key_may_match) match_fn;
+typedef __typeof__(&leveldb_filterpolicy_key_may_match_batch) batch_fn;
 typedef __typeof__(&leveldb_filterpolicy_destroy) destroy_fn;
 
-enum { kMaxBuilds = 8, kChunk = 1024, kMaxKeyLen = 64, kRuns = 7 };
+enum { kMaxBuilds = 8, kMaxKeyLen = 64, kRuns = 7 };
 
 static uint64_t g_rng = 88172645463325252ull;
 static uint64_t next_random(void) {
@@ -66,11 +71,25 @@ static size_t random_key(char *at) {
   return len;
 }
 
-// Queries keys[i] (lens[i] bytes), i < n, with one build, answer i to out[i].
-static void answer(match_fn match, const leveldb_filterpolicy_t *policy, const char *const *keys,
+// One build's query functions.
+typedef struct {
+  match_fn match;
+  batch_fn batch;  // used with --batch
+} query_fns;
+
+// --batch
+static int g_batch = 0;
+
+// Queries keys[i] (lens[i] bytes), i < n, with one build, answer i to out[i]: one call per key,
+// or with --batch one call for all n.
+static void answer(query_fns fns, const leveldb_filterpolicy_t *policy, const char *const *keys,
                    const size_t *lens, size_t n, const char *filter, size_t filter_len,
                    unsigned char *out) {
-  for (size_t i = 0; i < n; i++) out[i] = match(policy, keys[i], lens[i], filter, filter_len);
+  if (g_batch) {
+    fns.batch(policy, keys, lens, n, filter, filter_len, out);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) out[i] = fns.match(policy, keys[i], lens[i], filter, filter_len);
 }
 
 static void *need(void *p) {
@@ -82,12 +101,13 @@ static void *need(void *p) {
 }
 
 int main(int argc, char **argv) {
-  size_t num_keys = 1000000, num_queries = 2000000, key_len = SIZE_MAX;
+  size_t num_keys = 1000000, num_queries = 2000000, key_len = SIZE_MAX, chunk = 1024;
   int stream = 0;
   int first_lib = 1;
   while (first_lib + 1 < argc && argv[first_lib][0] == '-') {
-    if (!strcmp(argv[first_lib], "--stream")) {
-      stream = 1;
+    if (!strcmp(argv[first_lib], "--stream") || !strcmp(argv[first_lib], "--batch")) {
+      if (!strcmp(argv[first_lib], "--stream")) stream = 1;
+      else g_batch = 1;
       first_lib += 1;
       continue;
     }
@@ -96,20 +116,23 @@ int main(int argc, char **argv) {
       num_queries = strtoull(argv[first_lib + 1], NULL, 10);
     else if (!strcmp(argv[first_lib], "--key-len"))
       key_len = strtoull(argv[first_lib + 1], NULL, 10);
+    else if (!strcmp(argv[first_lib], "--chunk"))
+      chunk = strtoull(argv[first_lib + 1], NULL, 10);
     else break;
     first_lib += 2;
   }
   int builds = argc - first_lib;
-  if (builds < 1 || builds > kMaxBuilds || num_keys == 0 || num_keys > INT_MAX ||
-      num_queries < kChunk * (size_t)(stream ? builds : 1) ||
+  if (builds < 1 || builds > kMaxBuilds || num_keys == 0 || num_keys > INT_MAX || chunk == 0 ||
+      chunk > num_queries / (stream ? builds : 1) ||
       (key_len != SIZE_MAX && key_len > kMaxKeyLen)) {
     fprintf(stderr,
-            "usage: %s [--keys 1..INT_MAX] [--queries Q >= %d, times the builds with --stream] "
-            "[--key-len 0..%d] [--stream] lib.so... (1 to %d)\n",
-            argv[0], kChunk, kMaxKeyLen, kMaxBuilds);
+            "usage: %s [--keys 1..INT_MAX] [--queries Q >= the chunk, times the builds with "
+            "--stream] [--key-len 0..%d] [--stream] [--batch] [--chunk N >= 1, 1024 unless "
+            "given] lib.so... (1 to %d)\n",
+            argv[0], kMaxKeyLen, kMaxBuilds);
     return 2;
   }
-  num_queries -= num_queries % kChunk;
+  num_queries -= num_queries % chunk;
   g_key_len = key_len;
 
   // Members, then queries: a member (95%) or a fresh key, all in one arena.
@@ -150,7 +173,7 @@ int main(int argc, char **argv) {
 
   void *handles[kMaxBuilds];
   leveldb_filterpolicy_t *policies[kMaxBuilds];
-  match_fn match[kMaxBuilds];
+  query_fns fns[kMaxBuilds];
   destroy_fn destroy[kMaxBuilds];
   char *filter = NULL;
   size_t filter_len = 0;
@@ -161,9 +184,10 @@ int main(int argc, char **argv) {
       return 2;
     }
     create_fn create = (create_fn)dlsym(handles[b], "leveldb_filterpolicy_create_bloom");
-    match[b] = (match_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match");
+    fns[b].match = (match_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match");
+    fns[b].batch = (batch_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match_batch");
     destroy[b] = (destroy_fn)dlsym(handles[b], "leveldb_filterpolicy_destroy");
-    if (!create || !match[b] || !destroy[b]) {
+    if (!create || !fns[b].match || !fns[b].batch || !destroy[b]) {
       fprintf(stderr, "%s: not a leveldb-bloom library\n", argv[first_lib + b]);
       return 2;
     }
@@ -174,39 +198,39 @@ int main(int argc, char **argv) {
     }
   }
 
-  static char hot[kChunk * kMaxKeyLen];
-  static const char *hot_keys[kChunk];
-  static size_t hot_lens[kChunk];
+  char *hot = need(malloc(chunk * kMaxKeyLen));
+  const char **hot_keys = need(malloc(chunk * sizeof *hot_keys));
+  size_t *hot_lens = need(malloc(chunk * sizeof *hot_lens));
   unsigned char *answers = need(malloc(num_queries * builds));
   double best[kMaxBuilds];  // ns per query
   for (int b = 0; b < builds; b++) best[b] = 1e300;
   for (int run = 0; run < kRuns; run++) {
     double total[kMaxBuilds] = {0};
     size_t timed[kMaxBuilds] = {0};  // queries each build answered in this run
-    for (size_t start = 0; start < num_queries; start += kChunk) {
+    for (size_t start = 0; start < num_queries; start += chunk) {
       if (stream) {
-        int b = (int)((start / kChunk + run) % builds);
+        int b = (int)((start / chunk + run) % builds);
         double t0 = now_ns();
-        answer(match[b], policies[b], queries + start, query_lens + start, kChunk, filter,
+        answer(fns[b], policies[b], queries + start, query_lens + start, chunk, filter,
                filter_len, answers + b * num_queries + start);
         total[b] += now_ns() - t0;
-        timed[b] += kChunk;
+        timed[b] += chunk;
         continue;
       }
       size_t at = 0;
-      for (size_t i = 0; i < kChunk; i++) {
+      for (size_t i = 0; i < chunk; i++) {
         memcpy(hot + at, queries[start + i], query_lens[start + i]);
         hot_keys[i] = hot + at;
         hot_lens[i] = query_lens[start + i];
         at += hot_lens[i];
       }
       for (int turn = 0; turn < builds; turn++) {
-        int b = (int)((turn + start / kChunk + run) % builds);
+        int b = (int)((turn + start / chunk + run) % builds);
         double t0 = now_ns();
-        answer(match[b], policies[b], hot_keys, hot_lens, kChunk, filter, filter_len,
+        answer(fns[b], policies[b], hot_keys, hot_lens, chunk, filter, filter_len,
                answers + b * num_queries + start);
         total[b] += now_ns() - t0;
-        timed[b] += kChunk;
+        timed[b] += chunk;
       }
     }
     for (int b = 0; b < builds; b++)
@@ -215,7 +239,7 @@ int main(int argc, char **argv) {
   // Streaming, each build answered only its chunks: now all of them, untimed, for the check.
   if (stream) {
     for (int b = 0; b < builds; b++)
-      answer(match[b], policies[b], queries, query_lens, num_queries, filter, filter_len,
+      answer(fns[b], policies[b], queries, query_lens, num_queries, filter, filter_len,
              answers + b * num_queries);
   }
   int failed = 0;
@@ -234,6 +258,9 @@ int main(int argc, char **argv) {
     dlclose(handles[b]);
   }
   free(answers);
+  free(hot_lens);
+  free(hot_keys);
+  free(hot);
   free(query_lens);
   free(queries);
   free(lens);

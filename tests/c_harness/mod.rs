@@ -124,9 +124,12 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         vs_leveldb(&["--key-len=7"]),
         // The single-query A/B tool at tiny sizes, the built library against itself: its answer
         // check and its cleanup, nothing timed; with hot keys of 16 to 24 bytes, then streaming
-        // keys of one length, under 8 bytes.
+        // keys of one length, under 8 bytes; then batch queries in chunks of an odd size, hot
+        // and streaming.
         single_query_ab(&[]),
         single_query_ab(&["--stream", "--key-len", "5"]),
+        single_query_ab(&["--batch", "--chunk", "1500"]),
+        single_query_ab(&["--batch", "--stream", "--chunk", "2000"]),
     ]
 }
 
