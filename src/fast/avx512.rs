@@ -323,9 +323,9 @@ unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u8]) {
 }
 
 /// Adds the probes of a chunk's first `n` keys to `batch`: its k rows, written by a [`RowWriter`]
-/// straight into the batch's memory. Written first into a row of their own and copied into the
-/// batch, as [`for_each_probe_row`] hands them on, they took 1M-key batch queries 0.1 ns per key
-/// longer.
+/// straight into the batch's memory. Handed on by [`for_each_probe_row`] and copied into the
+/// batch, they took 1M-key batch queries 5.04–5.23 ns per key against 4.82–4.95
+/// (`single_query_ab --stream --batch --chunk 1000000`, Zen 5, three runs).
 ///
 /// # Safety
 /// The CPU must support the features of [`super::Isa::Avx512`].
@@ -468,9 +468,10 @@ impl ProbeBatch {
 /// The bytes of `array` at a row's positions, every lane's (stale ones too), read by the batch
 /// queries of arrays held in memory.
 ///
-/// Unchecked, for all CHUNK lanes and in scalar code, one load and one store per probe: checked,
-/// a row's first n only, 1M-key batch queries took 0.4 ns per key longer (`cargo bench --bench
-/// vs_leveldb -- 1M`, Zen 5); see the README's "Speed" for the figures.
+/// Unchecked, for all CHUNK lanes, in scalar code: one load and one store per probe. Checked, a
+/// row's first n lanes only, batch queries took, ns per key on Zen 5, 5.29–5.48 against
+/// 4.82–4.95 for a 1M-key filter and 3.94–3.97 against 3.56–3.57 for a 3000-key one
+/// (`single_query_ab --stream --batch`, keys and chunk as the filter's, three and two runs).
 ///
 /// # Safety
 /// Every one of `bytes` must be below `array.len()`: none is checked here ([`RowWriter`] checks
@@ -479,9 +480,9 @@ impl ProbeBatch {
 unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CHUNK] {
     let mut probed = [0u8; CHUNK];
     for (probed, byte) in probed.iter_mut().zip(bytes) {
-        // Read as volatile, to keep the loop scalar: the compiler otherwise moved each position
-        // through a vector register and inserted each byte into one (`vpinsrb`), 0.2 ns per key
-        // slower.
+        // Read as volatile, to keep the loop scalar: in test_chunk the compiler otherwise moved
+        // the positions through vector registers and inserted each byte into one (`vpinsrb`),
+        // and the 3000-key filter's batch queries took 3.80–3.81 ns per key.
         // SAFETY: `byte` is a reference, valid to read; the byte it names is below array.len()
         // by this function's contract.
         *probed = unsafe { *array.get_unchecked(std::ptr::read_volatile(byte) as usize) };
