@@ -6,10 +6,10 @@
 //
 // Each build is loaded with dlopen; all query the one filter the first built, with the same keys:
 // 95% present, 16 to 24 bytes as the benchmark's (or all of --key-len bytes). The queries go in
-// chunks of 1024 (or --chunk N) whose keys are first copied into one buffer (untimed), as a caller holds
-// the key it asks about, and the builds take turns chunk by chunk, the first alternating. Best of
-// 7 runs, in ns per query. The absolute level moves from one process to the next; compare the
-// builds of one run.
+// chunks of 1024 (or --chunk N) whose keys are first copied into one buffer (untimed), as a
+// caller holds the key it asks about, and the builds take turns chunk by chunk, the first
+// alternating. Best of 7 runs, in ns per query. The absolute level moves from one process to the
+// next; compare the builds of one run.
 //
 // With --stream, the queries' keys lie end to end in one arena in query order and are read where
 // they lie, as the benchmark's 1M and 8M rows read them, and each chunk is timed with one build
