@@ -105,9 +105,13 @@ int main(int argc, char **argv) {
   int stream = 0;
   int first_lib = 1;
   while (first_lib + 1 < argc && argv[first_lib][0] == '-') {
-    if (!strcmp(argv[first_lib], "--stream") || !strcmp(argv[first_lib], "--batch")) {
-      if (!strcmp(argv[first_lib], "--stream")) stream = 1;
-      else g_batch = 1;
+    if (!strcmp(argv[first_lib], "--stream")) {
+      stream = 1;
+      first_lib += 1;
+      continue;
+    }
+    if (!strcmp(argv[first_lib], "--batch")) {
+      g_batch = 1;
       first_lib += 1;
       continue;
     }
