@@ -188,8 +188,8 @@ fn benchmark_against_leveldb_checks_pass() {
 }
 
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
-/// itself, with hot keys and streaming ones: its answer check and its cleanup must pass. Nothing
-/// is timed here.
+/// itself, with hot keys and streaming ones, single and batch queries: its answer check and its
+/// cleanup must pass. Nothing is timed here.
 #[test]
 fn single_query_ab_tool_checks_pass() {
     build_and_run_both("benches/single_query_ab.c");
