@@ -89,6 +89,21 @@ static void check_bad_input(void) {
   leveldb_filterpolicy_key_may_match_batch(policy, keys, lens, 2, NULL, 0, results);
   CHECK(results[0] == 0 && results[1] == 0 && results[2] == UNTOUCHED);
 
+  /* Filters that answer every key alike (empty, 1 byte, a reserved k): still 1 for the NULL key
+   * with bytes, as the single-key export answers. */
+  const char *framings[] = {NULL, "\x06", "\x01\x02\x1f"};
+  size_t framing_lens[] = {0, 1, 3};
+  for (int f = 0; f < 3; f++) {
+    for (int i = 0; i < 4; i++)
+      want[i] = leveldb_filterpolicy_key_may_match(policy, keys[i], lens[i], framings[f],
+                                                   framing_lens[f]);
+    CHECK(want[2] == 1);
+    memset(results, UNTOUCHED, sizeof results);
+    leveldb_filterpolicy_key_may_match_batch(policy, keys, lens, 4, framings[f],
+                                             framing_lens[f], results);
+    CHECK(memcmp(results, want, sizeof want) == 0);
+  }
+
   /* NULL results, zero keys, or more keys than any array holds: nothing written, no crash. */
   leveldb_filterpolicy_key_may_match_batch(policy, keys, lens, 4, filter, filter_len, NULL);
   memset(results, UNTOUCHED, sizeof results);

@@ -11,9 +11,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use crate::bloom::BloomPolicy;
-use crate::core_ffi::{
-    BLOOM_NAME, accepted_bytes, bytes, can_borrow, ffi_boundary, policy, query_bytes,
-};
+use crate::core_ffi::{BLOOM_NAME, bytes, can_borrow, ffi_boundary, policy, query_bytes};
 use crate::fast::{self, Isa};
 
 /// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
@@ -86,18 +84,18 @@ fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
     raw
 }
 
-/// The keys of a C `create_filter` call, checked whole before any is used.
+/// The key arrays of a C `create_filter` call.
 struct CKeys<'a> {
     keys: &'a [*const c_char],
     lengths: &'a [usize],
 }
 
 impl<'a> CKeys<'a> {
-    /// `None` if the arrays cannot describe `num_keys` keys: a negative count, a NULL array with
-    /// keys in it, or a NULL key with bytes in it.
+    /// `None` if the arrays cannot describe `num_keys` keys: a negative count, or a NULL array
+    /// with keys in it. The keys themselves are checked as they are read.
     ///
     /// # Safety
-    /// Non-NULL arrays must hold `num_keys` entries, and each non-NULL key its length in bytes.
+    /// Non-NULL arrays must hold `num_keys` entries.
     unsafe fn new(
         key_array: *const *const c_char,
         key_length_array: *const usize,
@@ -114,29 +112,21 @@ impl<'a> CKeys<'a> {
             return None;
         }
         // SAFETY: both checked non-NULL; their length is the caller's contract.
-        let (keys, lengths) = unsafe {
-            (
-                std::slice::from_raw_parts(key_array, n),
-                std::slice::from_raw_parts(key_length_array, n),
-            )
-        };
-        let all_valid = keys
-            .iter()
-            .zip(lengths)
-            .all(|(&key, &len)| can_borrow(key, len));
-        all_valid.then_some(CKeys { keys, lengths })
+        Some(unsafe {
+            CKeys {
+                keys: std::slice::from_raw_parts(key_array, n),
+                lengths: std::slice::from_raw_parts(key_length_array, n),
+            }
+        })
     }
 
     fn len(&self) -> usize {
         self.keys.len()
     }
 
-    fn iter(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
-        let (keys, lengths) = (self.keys, self.lengths);
-        keys.iter().zip(lengths).map(|(&key, &len)| {
-            // SAFETY: every key was accepted in `new`; readable per the caller's contract.
-            unsafe { accepted_bytes(key, len) }
-        })
+    /// Whether every key can exist (see `can_borrow`).
+    fn all_valid(&self) -> bool {
+        fast::keys_valid(Isa::best(), self.keys, self.lengths)
     }
 }
 
@@ -295,7 +285,9 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
             return ptr::null_mut();
         };
         match &policy.kind {
-            PolicyKind::Bloom(bloom) => bloom_filter_malloc(bloom, &keys, filter_length),
+            // SAFETY: per the contract.
+            PolicyKind::Bloom(bloom) => unsafe { bloom_filter_malloc(bloom, &keys, filter_length) },
+            PolicyKind::Custom(_) if !keys.all_valid() => ptr::null_mut(),
             PolicyKind::Custom(custom) => {
                 // SAFETY: the callback was given with `state` for this use; arguments checked.
                 let filter = unsafe {
@@ -317,8 +309,11 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
 }
 
 /// Builds a bloom filter straight into a `malloc`ed buffer, so C can `free` it; NULL if the
-/// filter cannot be allocated.
-fn bloom_filter_malloc(
+/// filter cannot be allocated or a key cannot exist.
+///
+/// # Safety
+/// Each key that `can_borrow` accepts must point to its length in readable bytes.
+unsafe fn bloom_filter_malloc(
     bloom: &BloomPolicy,
     keys: &CKeys<'_>,
     filter_length: &mut usize,
@@ -333,7 +328,15 @@ fn bloom_filter_malloc(
     }
     // SAFETY: `buffer` holds `len` bytes we own until returning it; `fill_filter` writes them all.
     let out = unsafe { std::slice::from_raw_parts_mut(buffer, len) };
-    bloom.fill_filter(keys.iter(), out);
+    // SAFETY: per this function's contract.
+    let mut key_arrays = unsafe { fast::KeyArrays::new(Isa::best(), keys.keys, keys.lengths) };
+    bloom.fill_filter_from(&mut key_arrays, out);
+    // Keys are checked as they are read, a chunk at a time, not in a pass of their own first.
+    if !key_arrays.all_read_valid() {
+        // SAFETY: `buffer` came from malloc and is not returned.
+        unsafe { libc::free(buffer.cast()) };
+        return ptr::null_mut();
+    }
     *filter_length = len;
     buffer.cast::<c_char>()
 }
@@ -463,23 +466,18 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
                 let Some(filter) = (unsafe { bytes(filter, filter_length) }) else {
                     return;
                 };
+                let isa = Isa::best();
                 // SAFETY: per the contract on each key.
-                let key_bytes = |(&key, &len)| unsafe { bytes(key, len) };
-                let pairs = || keys.iter().zip(key_lengths);
-                // A key that cannot exist is hashed as the empty key, then answered 1 below.
-                let mut any_invalid = false;
-                let valid_or_empty = pairs().map(|pair| {
-                    let key = key_bytes(pair);
-                    any_invalid |= key.is_none();
-                    key.unwrap_or_default()
-                });
+                let mut key_arrays = unsafe { fast::KeyArrays::new(isa, keys, key_lengths) };
                 // SAFETY: every byte of `results` is 1, a valid bool, and only bools are written
                 // through the view.
                 let answers = unsafe { &mut *(ptr::from_mut(results) as *mut [bool]) };
-                fast::may_match_batch(Isa::best(), valid_or_empty, filter, answers);
-                if any_invalid {
-                    for (pair, result) in pairs().zip(results) {
-                        if key_bytes(pair).is_none() {
+                fast::may_match_batch(isa, &mut key_arrays, filter, answers);
+                // A key that cannot exist was hashed as the empty key, or not read at all (a
+                // filter that answers every key alike): its answer is 1.
+                if !key_arrays.all_read_valid() {
+                    for ((&key, &len), result) in keys.iter().zip(key_lengths).zip(results) {
+                        if !can_borrow(key, len) {
                             *result = 1;
                         }
                     }

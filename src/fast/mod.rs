@@ -15,7 +15,8 @@
 //!   after another; the AVX-512 path computes those of 4096 keys before reading or setting any
 //!   (src/fast/avx512.rs);
 //! - keys streaming from memory, whose loads the hash would wait on: calls of many keys prefetch
-//!   them a few chunks ahead ([`PREFETCH_KEYS_MIN`]);
+//!   them a few chunks ahead ([`PREFETCH_KEYS_MIN`]), and a C caller's arrays of key pointers
+//!   and lengths ahead of that (key_arrays.rs);
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
@@ -23,6 +24,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(feature = "leveldb-c-api")]
+mod key_arrays;
 mod one;
 #[cfg(test)]
 mod tests;
@@ -32,6 +35,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use crate::bloom::MAX_PROBES;
 use crate::hash::bloom_hash;
 
+#[cfg(feature = "leveldb-c-api")]
+pub(crate) use key_arrays::{KeyArrays, keys_valid};
 pub(crate) use one::{may_match_one, may_match_one_c};
 
 /// Keys hashed per step: enough to keep several hash chains and cache misses in flight, few
@@ -362,29 +367,46 @@ fn dangles(key: &[u8]) -> bool {
     key.is_empty() && !std::ptr::eq(key.as_ptr(), NO_KEY.as_ptr())
 }
 
-/// Hands `keys` to `f` a chunk at a time, with how many of the chunk's keys are new (the rest
-/// are stale, left from an earlier chunk). Of [`PREFETCH_KEYS_MIN`] keys or more, each key's
-/// first cache line is prefetched [`KEYS_AHEAD`] chunks before `f` gets it.
-#[inline(always)]
-fn for_each_chunk<'k>(
-    keys: impl IntoIterator<Item = &'k [u8]>,
-    mut f: impl FnMut(&[&'k [u8]; CHUNK], usize),
-) {
-    let mut keys = keys.into_iter();
-    let prefetch_keys = keys.size_hint().1.is_none_or(|n| n >= PREFETCH_KEYS_MIN);
-    let mut read = |chunk: &mut [&'k [u8]; CHUNK]| {
+/// A call's keys, read a chunk at a time: from an iterator, or from a C caller's arrays
+/// ([`KeyArrays`]).
+pub(crate) trait Keys<'k> {
+    /// How many keys are left at most, if known.
+    fn max_len(&self) -> Option<usize>;
+
+    /// Writes the next keys, up to CHUNK of them, to the front of `chunk` and returns how many
+    /// (fewer than CHUNK only once all are read). With `prefetch`, also starts loading each key's
+    /// first cache line.
+    fn read(&mut self, chunk: &mut [&'k [u8]; CHUNK], prefetch: bool) -> usize;
+}
+
+impl<'k, I: Iterator<Item = &'k [u8]>> Keys<'k> for I {
+    fn max_len(&self) -> Option<usize> {
+        self.size_hint().1
+    }
+
+    #[inline(always)]
+    fn read(&mut self, chunk: &mut [&'k [u8]; CHUNK], prefetch: bool) -> usize {
         let mut n = 0;
         while n < CHUNK {
-            let Some(key) = keys.next() else { break };
+            let Some(key) = self.next() else { break };
             // An empty key's address may be in no mapped page, and it has nothing to load.
-            if prefetch_keys && !key.is_empty() {
+            if prefetch && !key.is_empty() {
                 prefetch_line(key.as_ptr());
             }
             chunk[n] = key;
             n += 1;
         }
         n
-    };
+    }
+}
+
+/// Hands `keys` to `f` a chunk at a time, with how many of the chunk's keys are new (the rest
+/// are stale, left from an earlier chunk). Of [`PREFETCH_KEYS_MIN`] keys or more, each key's
+/// first cache line is prefetched [`KEYS_AHEAD`] chunks before `f` gets it.
+#[inline(always)]
+fn for_each_chunk<'k>(keys: &mut impl Keys<'k>, mut f: impl FnMut(&[&'k [u8]; CHUNK], usize)) {
+    let prefetch_keys = keys.max_len().is_none_or(|n| n >= PREFETCH_KEYS_MIN);
+    let mut read = |chunk: &mut [&'k [u8]; CHUNK]| keys.read(chunk, prefetch_keys);
     // Copied from a constant: one memcpy, where a fresh array took 128 scalar stores (2–3% of a
     // 100-key filter's build). Unused lanes hold NO_KEY, not a dangling pointer.
     const EMPTY: [&[u8]; CHUNK] = [NO_KEY; CHUNK];
@@ -489,16 +511,10 @@ fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], array: &[u8], out: &mut [b
 }
 
 /// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
-pub(crate) fn fill<'k>(
-    isa: Isa,
-    k: u8,
-    keys: impl IntoIterator<Item = &'k [u8]>,
-    array: &mut [u8],
-) {
+pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: &mut impl Keys<'k>, array: &mut [u8]) {
     let probes = Probes::new(array.len(), k);
-    let keys = keys.into_iter();
     #[cfg(target_arch = "x86_64")]
-    if let Some(batch) = isa.probe_batch(array, k, keys.size_hint().1.unwrap_or(usize::MAX)) {
+    if let Some(batch) = isa.probe_batch(array, k, keys.max_len().unwrap_or(usize::MAX)) {
         return in_batches(&probes, batch, keys, |batch| batch.set_bits(array));
     }
     for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
@@ -512,7 +528,7 @@ pub(crate) fn fill<'k>(
 fn in_batches<'k>(
     probes: &Probes,
     mut batch: avx512::ProbeBatch,
-    keys: impl IntoIterator<Item = &'k [u8]>,
+    keys: &mut impl Keys<'k>,
     mut empty: impl FnMut(&mut avx512::ProbeBatch),
 ) {
     for_each_chunk(keys, |chunk, n| {
@@ -545,7 +561,7 @@ fn parse(filter: &[u8]) -> Result<(&[u8], u8), bool> {
 /// one slot per key.
 pub(crate) fn may_match_batch<'k>(
     isa: Isa,
-    keys: impl IntoIterator<Item = &'k [u8]>,
+    keys: &mut impl Keys<'k>,
     filter: &[u8],
     results: &mut [bool],
 ) {

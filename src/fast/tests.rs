@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::{BloomPolicy, scalar};
+#[cfg(feature = "leveldb-c-api")]
+use std::ffi::c_char;
 
 // The integration tests' reader of leveldb's reference vectors.
 #[path = "../../tests/common/mod.rs"]
@@ -76,7 +78,7 @@ fn fast_filter_of<'k>(
     let (k, array) = filter.split_last_mut().unwrap();
     *k = policy.num_probes();
     array.fill(0);
-    fill(isa, policy.num_probes(), keys, array);
+    fill(isa, policy.num_probes(), &mut keys.into_iter(), array);
     filter
 }
 
@@ -104,14 +106,138 @@ fn check_answers(filter: &[u8], probes: &[&[u8]]) {
             "{isa:?} single key, filter of {} bytes",
             filter.len()
         );
-        let mut got = vec![!expected.first().copied().unwrap_or(false); probes.len()];
-        may_match_batch(isa, probes.iter().copied(), filter, &mut got);
+        let got = batch_answers(
+            isa,
+            probes,
+            filter,
+            !expected.first().copied().unwrap_or(false),
+        );
         assert_eq!(
             got,
             expected,
             "{isa:?} batch, filter of {} bytes",
             filter.len()
         );
+    }
+}
+
+/// `isa`'s batch answers for `probes`, read from an iterator and from C's arrays
+/// ([`KeyArrays`]), which must agree; every slot starts as `before`.
+fn batch_answers(isa: Isa, probes: &[&[u8]], filter: &[u8], before: bool) -> Vec<bool> {
+    let mut from_iterator = vec![before; probes.len()];
+    may_match_batch(isa, &mut probes.iter().copied(), filter, &mut from_iterator);
+    #[cfg(feature = "leveldb-c-api")]
+    {
+        let (ptrs, lens) = c_arrays(probes);
+        let mut from_arrays = vec![before; probes.len()];
+        // SAFETY: every pointer is a key's own, with its length.
+        let mut keys = unsafe { KeyArrays::new(isa, &ptrs, &lens) };
+        may_match_batch(isa, &mut keys, filter, &mut from_arrays);
+        assert_eq!(
+            from_arrays, from_iterator,
+            "{isa:?}: C arrays against an iterator"
+        );
+    }
+    from_iterator
+}
+
+/// `keys` as a C caller passes them: an array of pointers and one of lengths.
+#[cfg(feature = "leveldb-c-api")]
+fn c_arrays(keys: &[&[u8]]) -> (Vec<*const c_char>, Vec<usize>) {
+    keys.iter()
+        .map(|key| (key.as_ptr().cast(), key.len()))
+        .unzip()
+}
+
+/// Keys that cannot exist in C's arrays are read as the empty key, whatever chunk they fall in,
+/// however many keys there are (prefetched from 1024 on), and `all_read_valid` tells of them;
+/// a NULL key of length 0 is the empty key, and can exist.
+#[cfg(feature = "leveldb-c-api")]
+#[test]
+fn key_arrays_read_keys_that_cannot_exist_as_empty() {
+    let mut rng = Rng(7);
+    let keys: Vec<Vec<u8>> = (0..3000).map(|i| rng.key(i % 40)).collect();
+    let keys = as_slices(&keys);
+    let filter = scalar_filter(10, &keys[..1500]);
+    let real = keys[0].as_ptr().cast::<c_char>();
+    let invalid: [(*const c_char, usize); 4] = [
+        (std::ptr::null(), 1),
+        (std::ptr::null(), usize::MAX),
+        (real, isize::MAX as usize + 1),
+        (real, usize::MAX),
+    ];
+    for isa in isas() {
+        for n in [0, 1, 7, 8, 9, 63, 64, 65, 130, 1023, 1024, 3000] {
+            let (mut ptrs, mut lens) = c_arrays(&keys[..n]);
+            let mut probes = keys[..n].to_vec();
+            // A NULL key of length 0 is the empty key.
+            if n > 2 {
+                (ptrs[2], lens[2]) = (std::ptr::null(), 0);
+                probes[2] = &[];
+            }
+            let mut bad = vec![];
+            for at in [n / 2, n.saturating_sub(1), 1] {
+                if at < n && at != 2 {
+                    (ptrs[at], lens[at]) = invalid[rng.below(invalid.len())];
+                    probes[at] = &[];
+                    bad.push(at);
+                }
+            }
+            let want: Vec<bool> = probes
+                .iter()
+                .map(|p| scalar::key_may_match(p, &filter))
+                .collect();
+            let mut got = vec![true; n];
+            // SAFETY: every pointer that can_borrow accepts is a key's own, with its length.
+            let mut arrays = unsafe { KeyArrays::new(isa, &ptrs, &lens) };
+            may_match_batch(isa, &mut arrays, &filter, &mut got);
+            assert_eq!(got, want, "{isa:?}, {n} keys, bad at {bad:?}");
+            assert_eq!(arrays.all_read_valid(), bad.is_empty(), "{isa:?}, {n} keys");
+            assert_eq!(
+                keys_valid(isa, &ptrs, &lens),
+                bad.is_empty(),
+                "{isa:?}, {n} keys"
+            );
+        }
+        // A filter that answers every key alike reads none, and says so.
+        let (ptrs, lens) = c_arrays(&keys[..10]);
+        // SAFETY: every pointer is a key's own, with its length.
+        let mut arrays = unsafe { KeyArrays::new(isa, &ptrs, &lens) };
+        may_match_batch(isa, &mut arrays, &[7], &mut [true; 10]);
+        assert!(!arrays.all_read_valid(), "{isa:?}");
+    }
+}
+
+/// keys_valid on every number of entries around AVX-512's 8 per vector, with each kind of key
+/// that cannot exist at each place.
+#[cfg(feature = "leveldb-c-api")]
+#[test]
+fn keys_valid_finds_every_key_that_cannot_exist() {
+    let key = [1u8; 4];
+    let real = key.as_ptr().cast::<c_char>();
+    for isa in isas() {
+        for n in 0..=70 {
+            let ptrs = vec![real; n];
+            let lens = vec![4; n];
+            assert!(keys_valid(isa, &ptrs, &lens), "{isa:?}, {n}");
+            for at in 0..n {
+                for (ptr, len, valid) in [
+                    (std::ptr::null(), 0, true),
+                    (std::ptr::null(), 1, false),
+                    (real, isize::MAX as usize, true),
+                    (real, isize::MAX as usize + 1, false),
+                    (std::ptr::null(), usize::MAX, false),
+                ] {
+                    let (mut ptrs, mut lens) = (ptrs.clone(), lens.clone());
+                    (ptrs[at], lens[at]) = (ptr, len);
+                    assert_eq!(
+                        keys_valid(isa, &ptrs, &lens),
+                        valid,
+                        "{isa:?}, {n}, at {at}, {len}"
+                    );
+                }
+            }
+        }
     }
 }
 
@@ -474,8 +600,7 @@ fn check_vector_file(name: &str) -> usize {
         }
         let probes = as_slices(record.probes);
         for isa in isas() {
-            let mut got = vec![false; probes.len()];
-            may_match_batch(isa, probes.iter().copied(), &record.filter, &mut got);
+            let got = batch_answers(isa, &probes, &record.filter, false);
             assert_eq!(got, record.answers, "{isa:?} batch: {name}");
         }
         for isa in isas() {
