@@ -108,11 +108,11 @@ impl BloomPolicy {
     /// # Panics
     /// If `out` is shorter than 2 bytes: no filter leveldb writes is.
     pub fn fill_filter<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>, out: &mut [u8]) {
-        self.fill_filter_from(&mut keys.into_iter(), out);
+        self.fill_filter_from(keys.into_iter(), out);
     }
 
     /// [`BloomPolicy::fill_filter`] for keys from any [`fast::Keys`].
-    pub(crate) fn fill_filter_from<'k>(&self, keys: &mut impl fast::Keys<'k>, out: &mut [u8]) {
+    pub(crate) fn fill_filter_from<'k>(&self, keys: impl fast::Keys<'k>, out: &mut [u8]) {
         let (k, array) = out
             .split_last_mut()
             .expect("a filter is at least 2 bytes long");
@@ -155,10 +155,5 @@ pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
 /// If `results` is not as long as `keys`.
 pub fn key_may_match_batch<K: AsRef<[u8]>>(keys: &[K], filter: &[u8], results: &mut [bool]) {
     assert_eq!(keys.len(), results.len(), "one result per key");
-    fast::may_match_batch(
-        Isa::best(),
-        &mut keys.iter().map(AsRef::as_ref),
-        filter,
-        results,
-    );
+    fast::may_match_batch(Isa::best(), keys.iter().map(AsRef::as_ref), filter, results);
 }

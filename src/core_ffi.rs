@@ -10,7 +10,7 @@
 use std::ffi::{CStr, c_char, c_int};
 
 use crate::bloom::BloomPolicy;
-use crate::fast;
+use crate::fast::{self, Isa, KeyArrays, KeyEntries};
 
 /// Runs an export's body and turns a panic into the export's documented error result. Internal
 /// C-ABI functions use it too (src/fast/one.rs), as no panic may unwind out of one either.
@@ -171,16 +171,14 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
             // SAFETY: non-NULL, the size in range; `num_keys` entries per the contract.
             unsafe { std::slice::from_raw_parts(keys, num_keys) }
         };
-        if !keys.iter().all(|key| can_borrow(key.data, key.size)) {
+        // All checked before `out` is written, as promised.
+        if !keys.all_valid(Isa::best()) {
             return 0;
         }
         // SAFETY: non-NULL; `out_length` writable bytes, apart from the keys, per the contract.
         let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), out_length) };
-        let keys = keys.iter().map(|key| {
-            // SAFETY: every key was accepted above; readable per the contract.
-            unsafe { accepted_bytes(key.data, key.size) }
-        });
-        policy.fill_filter(keys, out);
+        // SAFETY: every key was accepted just above; readable per the contract.
+        policy.fill_filter_from(&mut unsafe { KeyArrays::checked(keys) }, out);
         1
     })
 }

@@ -12,7 +12,7 @@ use std::ptr;
 
 use crate::bloom::BloomPolicy;
 use crate::core_ffi::{BLOOM_NAME, bytes, can_borrow, ffi_boundary, policy, query_bytes};
-use crate::fast::{self, Isa};
+use crate::fast::{self, Isa, KeyArrays, KeyEntries, PointersAndLengths};
 
 /// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
 type CreateFilterFn = unsafe extern "C" fn(
@@ -84,50 +84,34 @@ fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
     raw
 }
 
-/// The key arrays of a C `create_filter` call.
-struct CKeys<'a> {
-    keys: &'a [*const c_char],
-    lengths: &'a [usize],
-}
-
-impl<'a> CKeys<'a> {
-    /// `None` if the arrays cannot describe `num_keys` keys: a negative count, or a NULL array
-    /// with keys in it. The keys themselves are checked as they are read.
-    ///
-    /// # Safety
-    /// Non-NULL arrays must hold `num_keys` entries.
-    unsafe fn new(
-        key_array: *const *const c_char,
-        key_length_array: *const usize,
-        num_keys: c_int,
-    ) -> Option<Self> {
-        let n = usize::try_from(num_keys).ok()?;
-        if n == 0 {
-            return Some(CKeys {
-                keys: &[],
-                lengths: &[],
-            });
+/// The key arrays of a C `create_filter` call; `None` if they cannot describe `num_keys` keys: a
+/// negative count, or a NULL array with keys in it. The keys themselves are checked as they are
+/// read.
+///
+/// # Safety
+/// Non-NULL arrays must hold `num_keys` entries.
+unsafe fn create_filter_keys<'a>(
+    key_array: *const *const c_char,
+    key_length_array: *const usize,
+    num_keys: c_int,
+) -> Option<PointersAndLengths<'a>> {
+    let n = usize::try_from(num_keys).ok()?;
+    if n == 0 {
+        return Some(PointersAndLengths {
+            pointers: &[],
+            lengths: &[],
+        });
+    }
+    if key_array.is_null() || key_length_array.is_null() {
+        return None;
+    }
+    // SAFETY: both checked non-NULL; their length is the caller's contract.
+    Some(unsafe {
+        PointersAndLengths {
+            pointers: std::slice::from_raw_parts(key_array, n),
+            lengths: std::slice::from_raw_parts(key_length_array, n),
         }
-        if key_array.is_null() || key_length_array.is_null() {
-            return None;
-        }
-        // SAFETY: both checked non-NULL; their length is the caller's contract.
-        Some(unsafe {
-            CKeys {
-                keys: std::slice::from_raw_parts(key_array, n),
-                lengths: std::slice::from_raw_parts(key_length_array, n),
-            }
-        })
-    }
-
-    fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether every key can exist (see `can_borrow`).
-    fn all_valid(&self) -> bool {
-        fast::keys_valid(Isa::best(), self.keys, self.lengths)
-    }
+    })
 }
 
 /// Creates leveldb's built-in bloom filter policy, as `leveldb_filterpolicy_create_bloom` in
@@ -281,13 +265,14 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
             return ptr::null_mut();
         };
         // SAFETY: per the contract.
-        let Some(keys) = (unsafe { CKeys::new(key_array, key_length_array, num_keys) }) else {
+        let Some(keys) = (unsafe { create_filter_keys(key_array, key_length_array, num_keys) })
+        else {
             return ptr::null_mut();
         };
         match &policy.kind {
             // SAFETY: per the contract.
-            PolicyKind::Bloom(bloom) => unsafe { bloom_filter_malloc(bloom, &keys, filter_length) },
-            PolicyKind::Custom(_) if !keys.all_valid() => ptr::null_mut(),
+            PolicyKind::Bloom(bloom) => unsafe { bloom_filter_malloc(bloom, keys, filter_length) },
+            PolicyKind::Custom(_) if !keys.all_valid(Isa::best()) => ptr::null_mut(),
             PolicyKind::Custom(custom) => {
                 // SAFETY: the callback was given with `state` for this use; arguments checked.
                 let filter = unsafe {
@@ -315,10 +300,10 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
 /// Each key that `can_borrow` accepts must point to its length in readable bytes.
 unsafe fn bloom_filter_malloc(
     bloom: &BloomPolicy,
-    keys: &CKeys<'_>,
+    keys: PointersAndLengths<'_>,
     filter_length: &mut usize,
 ) -> *mut c_char {
-    let Some(len) = bloom.filter_len(keys.len()) else {
+    let Some(len) = bloom.filter_len(keys.count()) else {
         return ptr::null_mut();
     };
     // SAFETY: malloc has no preconditions; NULL is handled.
@@ -329,7 +314,7 @@ unsafe fn bloom_filter_malloc(
     // SAFETY: `buffer` holds `len` bytes we own until returning it; `fill_filter` writes them all.
     let out = unsafe { std::slice::from_raw_parts_mut(buffer, len) };
     // SAFETY: per this function's contract.
-    let mut key_arrays = unsafe { fast::KeyArrays::new(Isa::best(), keys.keys, keys.lengths) };
+    let mut key_arrays = unsafe { KeyArrays::new(Isa::best(), keys) };
     bloom.fill_filter_from(&mut key_arrays, out);
     // Keys are checked as they are read, a chunk at a time, not in a pass of their own first.
     if !key_arrays.all_read_valid() {
@@ -467,8 +452,12 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
                     return;
                 };
                 let isa = Isa::best();
+                let entries = PointersAndLengths {
+                    pointers: keys,
+                    lengths: key_lengths,
+                };
                 // SAFETY: per the contract on each key.
-                let mut key_arrays = unsafe { fast::KeyArrays::new(isa, keys, key_lengths) };
+                let mut key_arrays = unsafe { KeyArrays::new(isa, entries) };
                 // SAFETY: every byte of `results` is 1, a valid bool, and only bools are written
                 // through the view.
                 let answers = unsafe { &mut *(ptr::from_mut(results) as *mut [bool]) };

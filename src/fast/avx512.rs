@@ -59,7 +59,7 @@ const QWORD_LANES: u32 = 8;
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
 pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
     let mut hashes = hashes.chunks_mut(CHUNK);
-    super::for_each_chunk(&mut keys.iter().copied(), |chunk, n| {
+    super::for_each_chunk(keys.iter().copied(), |chunk, n| {
         let out = hashes.next().expect("one hash slot per key");
         out.copy_from_slice(&to_array(&hash_chunk(chunk, n))[..n]);
     });

@@ -24,7 +24,6 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-#[cfg(feature = "leveldb-c-api")]
 mod key_arrays;
 mod one;
 #[cfg(test)]
@@ -36,7 +35,8 @@ use crate::bloom::MAX_PROBES;
 use crate::hash::bloom_hash;
 
 #[cfg(feature = "leveldb-c-api")]
-pub(crate) use key_arrays::{KeyArrays, keys_valid};
+pub(crate) use key_arrays::PointersAndLengths;
+pub(crate) use key_arrays::{KeyArrays, KeyEntries};
 pub(crate) use one::{may_match_one, may_match_one_c};
 
 /// Keys hashed per step: enough to keep several hash chains and cache misses in flight, few
@@ -404,7 +404,7 @@ impl<'k, I: Iterator<Item = &'k [u8]>> Keys<'k> for I {
 /// are stale, left from an earlier chunk). Of [`PREFETCH_KEYS_MIN`] keys or more, each key's
 /// first cache line is prefetched [`KEYS_AHEAD`] chunks before `f` gets it.
 #[inline(always)]
-fn for_each_chunk<'k>(keys: &mut impl Keys<'k>, mut f: impl FnMut(&[&'k [u8]; CHUNK], usize)) {
+fn for_each_chunk<'k>(mut keys: impl Keys<'k>, mut f: impl FnMut(&[&'k [u8]; CHUNK], usize)) {
     let prefetch_keys = keys.max_len().is_none_or(|n| n >= PREFETCH_KEYS_MIN);
     let mut read = |chunk: &mut [&'k [u8]; CHUNK]| keys.read(chunk, prefetch_keys);
     // Copied from a constant: one memcpy, where a fresh array took 128 scalar stores (2–3% of a
@@ -511,7 +511,7 @@ fn test_chunk(probes: &Probes, hashes: &[u32; CHUNK], array: &[u8], out: &mut [b
 }
 
 /// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
-pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: &mut impl Keys<'k>, array: &mut [u8]) {
+pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: impl Keys<'k>, array: &mut [u8]) {
     let probes = Probes::new(array.len(), k);
     #[cfg(target_arch = "x86_64")]
     if let Some(batch) = isa.probe_batch(array, k, keys.max_len().unwrap_or(usize::MAX)) {
@@ -528,7 +528,7 @@ pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: &mut impl Keys<'k>, array: &mut [u
 fn in_batches<'k>(
     probes: &Probes,
     mut batch: avx512::ProbeBatch,
-    keys: &mut impl Keys<'k>,
+    keys: impl Keys<'k>,
     mut empty: impl FnMut(&mut avx512::ProbeBatch),
 ) {
     for_each_chunk(keys, |chunk, n| {
@@ -561,7 +561,7 @@ fn parse(filter: &[u8]) -> Result<(&[u8], u8), bool> {
 /// one slot per key.
 pub(crate) fn may_match_batch<'k>(
     isa: Isa,
-    keys: &mut impl Keys<'k>,
+    keys: impl Keys<'k>,
     filter: &[u8],
     results: &mut [bool],
 ) {

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::{BloomPolicy, scalar};
-#[cfg(feature = "leveldb-c-api")]
 use std::ffi::c_char;
 
 // The integration tests' reader of leveldb's reference vectors.
@@ -78,7 +77,7 @@ fn fast_filter_of<'k>(
     let (k, array) = filter.split_last_mut().unwrap();
     *k = policy.num_probes();
     array.fill(0);
-    fill(isa, policy.num_probes(), &mut keys.into_iter(), array);
+    fill(isa, policy.num_probes(), keys.into_iter(), array);
     filter
 }
 
@@ -121,37 +120,116 @@ fn check_answers(filter: &[u8], probes: &[&[u8]]) {
     }
 }
 
-/// `isa`'s batch answers for `probes`, read from an iterator and from C's arrays
-/// ([`KeyArrays`]), which must agree; every slot starts as `before`.
+/// `isa`'s batch answers for `probes`, read from an iterator and from C's arrays in each layout
+/// ([`KeyArrays`]), which must all agree; every slot starts as `before`.
 fn batch_answers(isa: Isa, probes: &[&[u8]], filter: &[u8], before: bool) -> Vec<bool> {
     let mut from_iterator = vec![before; probes.len()];
-    may_match_batch(isa, &mut probes.iter().copied(), filter, &mut from_iterator);
+    may_match_batch(isa, probes.iter().copied(), filter, &mut from_iterator);
+    let c = CKeys::of(probes);
     #[cfg(feature = "leveldb-c-api")]
-    {
-        let (ptrs, lens) = c_arrays(probes);
-        let mut from_arrays = vec![before; probes.len()];
-        // SAFETY: every pointer is a key's own, with its length.
-        let mut keys = unsafe { KeyArrays::new(isa, &ptrs, &lens) };
-        may_match_batch(isa, &mut keys, filter, &mut from_arrays);
+    for (layout, (answers, _)) in c.batches(isa, filter, before) {
         assert_eq!(
-            from_arrays, from_iterator,
-            "{isa:?}: C arrays against an iterator"
+            answers, from_iterator,
+            "{isa:?}: {layout} against an iterator"
         );
     }
+    // SAFETY: every key is one of `probes`.
+    let mut checked = unsafe { KeyArrays::checked(c.slices.as_slice()) };
+    let mut from_checked = vec![before; probes.len()];
+    may_match_batch(isa, &mut checked, filter, &mut from_checked);
+    assert_eq!(
+        from_checked, from_iterator,
+        "{isa:?}: checked slices against an iterator"
+    );
     from_iterator
 }
 
-/// `keys` as a C caller passes them: an array of pointers and one of lengths.
-#[cfg(feature = "leveldb-c-api")]
-fn c_arrays(keys: &[&[u8]]) -> (Vec<*const c_char>, Vec<usize>) {
-    keys.iter()
-        .map(|key| (key.as_ptr().cast(), key.len()))
-        .unzip()
+/// Keys as C callers pass them, in both layouts: an array of pointers and one of lengths
+/// (leveldb's C API), and an array of slices (the C++ shim).
+struct CKeys {
+    ptrs: Vec<*const c_char>,
+    lens: Vec<usize>,
+    slices: Vec<crate::core_ffi::leveldb_bloom_slice_t>,
+}
+
+impl CKeys {
+    fn of(keys: &[&[u8]]) -> CKeys {
+        let mut c = CKeys {
+            ptrs: vec![],
+            lens: vec![],
+            slices: vec![],
+        };
+        for key in keys {
+            c.push(key.as_ptr().cast(), key.len());
+        }
+        c
+    }
+
+    fn push(&mut self, ptr: *const c_char, len: usize) {
+        self.ptrs.push(ptr);
+        self.lens.push(len);
+        self.slices.push(crate::core_ffi::leveldb_bloom_slice_t {
+            data: ptr,
+            size: len,
+        });
+    }
+
+    fn set(&mut self, i: usize, ptr: *const c_char, len: usize) {
+        (self.ptrs[i], self.lens[i]) = (ptr, len);
+        (self.slices[i].data, self.slices[i].size) = (ptr, len);
+    }
+
+    /// Whether each layout's entries pass [`KeyEntries::all_valid`].
+    fn all_valid(&self, isa: Isa) -> Vec<(&'static str, bool)> {
+        vec![
+            ("slices", self.slices.as_slice().all_valid(isa)),
+            #[cfg(feature = "leveldb-c-api")]
+            ("arrays", self.arrays().all_valid(isa)),
+        ]
+    }
+
+    #[cfg(feature = "leveldb-c-api")]
+    fn arrays(&self) -> PointersAndLengths<'_> {
+        PointersAndLengths {
+            pointers: &self.ptrs,
+            lengths: &self.lens,
+        }
+    }
+
+    #[cfg(feature = "leveldb-c-api")]
+    /// Each layout's batch answers against `filter` (every slot starting as `before`), and
+    /// whether its KeyArrays said all keys were read and valid.
+    ///
+    /// Every key that `can_borrow` accepts must be readable.
+    fn batches(
+        &self,
+        isa: Isa,
+        filter: &[u8],
+        before: bool,
+    ) -> Vec<(&'static str, (Vec<bool>, bool))> {
+        fn batch<'k>(
+            isa: Isa,
+            entries: impl KeyEntries<'k>,
+            filter: &[u8],
+            before: bool,
+        ) -> (Vec<bool>, bool) {
+            let mut answers = vec![before; entries.count()];
+            // SAFETY: per `batches`' contract.
+            let mut keys = unsafe { KeyArrays::new(isa, entries) };
+            may_match_batch(isa, &mut keys, filter, &mut answers);
+            (answers, keys.all_read_valid())
+        }
+        vec![
+            ("slices", batch(isa, self.slices.as_slice(), filter, before)),
+            #[cfg(feature = "leveldb-c-api")]
+            ("arrays", batch(isa, self.arrays(), filter, before)),
+        ]
+    }
 }
 
 /// Keys that cannot exist in C's arrays are read as the empty key, whatever chunk they fall in,
-/// however many keys there are (prefetched from 1024 on), and `all_read_valid` tells of them;
-/// a NULL key of length 0 is the empty key, and can exist.
+/// however many keys there are (prefetched from 1024 on), in either layout, and `all_read_valid`
+/// tells of them; a NULL key of length 0 is the empty key, and can exist.
 #[cfg(feature = "leveldb-c-api")]
 #[test]
 fn key_arrays_read_keys_that_cannot_exist_as_empty() {
@@ -168,17 +246,18 @@ fn key_arrays_read_keys_that_cannot_exist_as_empty() {
     ];
     for isa in isas() {
         for n in [0, 1, 7, 8, 9, 63, 64, 65, 130, 1023, 1024, 3000] {
-            let (mut ptrs, mut lens) = c_arrays(&keys[..n]);
+            let mut c = CKeys::of(&keys[..n]);
             let mut probes = keys[..n].to_vec();
             // A NULL key of length 0 is the empty key.
             if n > 2 {
-                (ptrs[2], lens[2]) = (std::ptr::null(), 0);
+                c.set(2, std::ptr::null(), 0);
                 probes[2] = &[];
             }
             let mut bad = vec![];
             for at in [n / 2, n.saturating_sub(1), 1] {
                 if at < n && at != 2 {
-                    (ptrs[at], lens[at]) = invalid[rng.below(invalid.len())];
+                    let (ptr, len) = invalid[rng.below(invalid.len())];
+                    c.set(at, ptr, len);
                     probes[at] = &[];
                     bad.push(at);
                 }
@@ -187,39 +266,37 @@ fn key_arrays_read_keys_that_cannot_exist_as_empty() {
                 .iter()
                 .map(|p| scalar::key_may_match(p, &filter))
                 .collect();
-            let mut got = vec![true; n];
-            // SAFETY: every pointer that can_borrow accepts is a key's own, with its length.
-            let mut arrays = unsafe { KeyArrays::new(isa, &ptrs, &lens) };
-            may_match_batch(isa, &mut arrays, &filter, &mut got);
-            assert_eq!(got, want, "{isa:?}, {n} keys, bad at {bad:?}");
-            assert_eq!(arrays.all_read_valid(), bad.is_empty(), "{isa:?}, {n} keys");
-            assert_eq!(
-                keys_valid(isa, &ptrs, &lens),
-                bad.is_empty(),
-                "{isa:?}, {n} keys"
-            );
+            for (layout, (got, all_read_valid)) in c.batches(isa, &filter, true) {
+                assert_eq!(got, want, "{isa:?}, {layout}, {n} keys, bad at {bad:?}");
+                assert_eq!(
+                    all_read_valid,
+                    bad.is_empty(),
+                    "{isa:?}, {layout}, {n} keys"
+                );
+            }
+            for (layout, valid) in c.all_valid(isa) {
+                assert_eq!(valid, bad.is_empty(), "{isa:?}, {layout}, {n} keys");
+            }
         }
         // A filter that answers every key alike reads none, and says so.
-        let (ptrs, lens) = c_arrays(&keys[..10]);
-        // SAFETY: every pointer is a key's own, with its length.
-        let mut arrays = unsafe { KeyArrays::new(isa, &ptrs, &lens) };
-        may_match_batch(isa, &mut arrays, &[7], &mut [true; 10]);
-        assert!(!arrays.all_read_valid(), "{isa:?}");
+        for (layout, (_, all_read_valid)) in CKeys::of(&keys[..10]).batches(isa, &[7], true) {
+            assert!(!all_read_valid, "{isa:?}, {layout}");
+        }
     }
 }
 
-/// keys_valid on every number of entries around AVX-512's 8 per vector, with each kind of key
-/// that cannot exist at each place.
-#[cfg(feature = "leveldb-c-api")]
+/// `all_valid` on every number of entries around AVX-512's 8 per vector (4 slices), with each
+/// kind of key that cannot exist at each place, in either layout.
 #[test]
-fn keys_valid_finds_every_key_that_cannot_exist() {
+fn all_valid_finds_every_key_that_cannot_exist() {
     let key = [1u8; 4];
     let real = key.as_ptr().cast::<c_char>();
     for isa in isas() {
         for n in 0..=70 {
-            let ptrs = vec![real; n];
-            let lens = vec![4; n];
-            assert!(keys_valid(isa, &ptrs, &lens), "{isa:?}, {n}");
+            let c = CKeys::of(&vec![key.as_slice(); n]);
+            for (layout, valid) in c.all_valid(isa) {
+                assert!(valid, "{isa:?}, {layout}, {n}");
+            }
             for at in 0..n {
                 for (ptr, len, valid) in [
                     (std::ptr::null(), 0, true),
@@ -228,13 +305,11 @@ fn keys_valid_finds_every_key_that_cannot_exist() {
                     (real, isize::MAX as usize + 1, false),
                     (std::ptr::null(), usize::MAX, false),
                 ] {
-                    let (mut ptrs, mut lens) = (ptrs.clone(), lens.clone());
-                    (ptrs[at], lens[at]) = (ptr, len);
-                    assert_eq!(
-                        keys_valid(isa, &ptrs, &lens),
-                        valid,
-                        "{isa:?}, {n}, at {at}, {len}"
-                    );
+                    let mut c = CKeys::of(&vec![key.as_slice(); n]);
+                    c.set(at, ptr, len);
+                    for (layout, got) in c.all_valid(isa) {
+                        assert_eq!(got, valid, "{isa:?}, {layout}, {n}, at {at}, {len}");
+                    }
                 }
             }
         }
