@@ -23,8 +23,9 @@ const ARRAYS_AHEAD: usize = 256;
 /// own first (builds), with the arrays left to the hardware prefetcher: 1M-key batch queries
 /// 5.08–5.23 → 4.72–4.88 ns per key (`single_query_ab --stream --batch --chunk 1000000`, three
 /// runs); builds of 100-key filters 4.01–4.13x → 4.42–4.46x leveldb's speed (`cargo bench --bench
-/// vs_leveldb -- block`, three runs of each). Of the batch queries' gain, prefetching the arrays
-/// took about half: `perf` showed the key-by-key loop waiting on their loads.
+/// vs_leveldb -- block`, in three steps of three runs each: README, the thirteenth session). Of
+/// the batch queries' gain, prefetching the arrays took about half: `perf` showed the key-by-key
+/// loop waiting on their loads.
 pub(crate) struct KeyArrays<E> {
     /// The entries not read yet.
     entries: E,
