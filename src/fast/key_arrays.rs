@@ -90,8 +90,9 @@ impl<'k, E: KeyEntries<'k>> Keys<'k> for &mut KeyArrays<E> {
         for (slot, (ptr, len)) in chunk.iter_mut().zip(entries.iter()) {
             // Checked once for the chunk; only in a chunk that failed, key by key.
             let key = if len != 0 && (valid || can_borrow(ptr, len)) {
-                // SAFETY: can_borrow accepts the key (with the chunk, or on its own); its bytes
-                // are readable for 'k by new's contract.
+                // SAFETY: can_borrow accepts the key: with its chunk (just above, or before, by
+                // the caller of `checked`), or on its own; its bytes are readable for 'k by the
+                // constructors' contract.
                 unsafe { accepted_bytes(ptr, len) }
             } else {
                 NO_KEY
