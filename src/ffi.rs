@@ -465,7 +465,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
                 // A key that cannot exist was hashed as the empty key, or not read at all (a
                 // filter that answers every key alike): its answer is 1.
                 if !key_arrays.all_read_valid() {
-                    for ((&key, &len), result) in keys.iter().zip(key_lengths).zip(results) {
+                    for ((key, len), result) in entries.iter().zip(results) {
                         if !can_borrow(key, len) {
                             *result = 1;
                         }

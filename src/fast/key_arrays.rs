@@ -21,7 +21,7 @@ const ARRAYS_AHEAD: usize = 256;
 /// Measured on Zen 5 against the C entries of before, which read the arrays key by key through
 /// an iterator, checking each key on its own (batch queries) or all of them in a pass of their
 /// own first (builds), with the arrays left to the hardware prefetcher: 1M-key batch queries
-/// 5.08–5.23 → 4.72–4.88 ns per key (`single_query_ab --stream --batch --chunk 1000000`, three
+/// 5.06–5.21 → 4.77–4.79 ns per key (`single_query_ab --stream --batch --chunk 1000000`, three
 /// runs); builds of 100-key filters 4.01–4.13x → 4.42–4.46x leveldb's speed (`cargo bench --bench
 /// vs_leveldb -- block`, in three steps of three runs each: README, the thirteenth session). Of
 /// the batch queries' gain, prefetching the arrays took about half: `perf` showed the key-by-key
@@ -177,11 +177,7 @@ impl<'k> KeyEntries<'k> for PointersAndLengths<'k> {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
             Isa::Avx512 => unsafe { arrays_valid_avx512(self.pointers, self.lengths) },
-            _ => self
-                .pointers
-                .iter()
-                .zip(self.lengths)
-                .all(|(&ptr, &len)| can_borrow(ptr, len)),
+            _ => self.iter().all(|(ptr, len)| can_borrow(ptr, len)),
         }
     }
 }
