@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ENV_VAR = "LEVELDB_BLOOM_LIBRARY"
 
@@ -94,67 +95,73 @@ class _Policy(ctypes.Structure):
 
 PolicyPointer = ctypes.POINTER(_Policy)
 
+_c_char_p, _c_size_t = ctypes.c_char_p, ctypes.c_size_t
+_KeyArrays = [ctypes.POINTER(_c_char_p), ctypes.POINTER(_c_size_t)]
 
-def _prototype(cdll: ctypes.CDLL, name: str, restype, argtypes):
-    function = getattr(cdll, name)
-    function.restype = restype
-    function.argtypes = argtypes
-    return function
+
+class Prototype(NamedTuple):
+    """One C function: the Library attribute it becomes, its symbol, result and argument types.
+    An optional one is newer than the rest: with an older library its attribute is None."""
+
+    attribute: str
+    symbol: str
+    restype: Any
+    argtypes: list[Any]
+    optional: bool = False
+
+
+#: Every C function the package calls (a new C function gets its line here).
+PROTOTYPES = (
+    Prototype("create_bloom", "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]),
+    Prototype("destroy", "leveldb_filterpolicy_destroy", None, [PolicyPointer]),
+    Prototype("name", "leveldb_filterpolicy_name", _c_char_p, [PolicyPointer]),
+    # The filter comes back as a void pointer, not c_char_p: ctypes would turn a c_char_p result
+    # into bytes (stopping at the first zero byte) and lose the pointer to free.
+    Prototype(
+        "create_filter",
+        "leveldb_filterpolicy_create_filter",
+        ctypes.c_void_p,
+        [PolicyPointer, *_KeyArrays, ctypes.c_int, ctypes.POINTER(_c_size_t)],
+    ),
+    Prototype("free", "leveldb_free", None, [ctypes.c_void_p]),
+    Prototype(
+        "key_may_match",
+        "leveldb_filterpolicy_key_may_match",
+        ctypes.c_uint8,
+        [PolicyPointer, _c_char_p, _c_size_t, _c_char_p, _c_size_t],
+    ),
+    Prototype(
+        "key_may_match_batch",
+        BATCH_SYMBOL,
+        None,
+        [
+            PolicyPointer,
+            *_KeyArrays,
+            _c_size_t,
+            _c_char_p,
+            _c_size_t,
+            ctypes.POINTER(ctypes.c_uint8),
+        ],
+        optional=True,
+    ),
+)
 
 
 class Library:
-    """The C functions of one loaded library, with argument and result types set (so ctypes
-    converts and checks every argument, and pointers are never truncated to int)."""
+    """The C functions of one loaded library, as the attributes PROTOTYPES names, with argument
+    and result types set (so ctypes converts and checks every argument, and pointers are never
+    truncated to int)."""
 
     def __init__(self, path: Path):
         self.path = path
         cdll = ctypes.CDLL(str(path))
-        c_char_p, c_size_t = ctypes.c_char_p, ctypes.c_size_t
-        self.create_bloom = _prototype(
-            cdll, "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]
-        )
-        self.destroy = _prototype(cdll, "leveldb_filterpolicy_destroy", None, [PolicyPointer])
-        self.name = _prototype(cdll, "leveldb_filterpolicy_name", c_char_p, [PolicyPointer])
-        # The filter comes back as a void pointer, not c_char_p: ctypes would turn a c_char_p
-        # result into bytes (stopping at the first zero byte) and lose the pointer to free.
-        self.create_filter = _prototype(
-            cdll,
-            "leveldb_filterpolicy_create_filter",
-            ctypes.c_void_p,
-            [
-                PolicyPointer,
-                ctypes.POINTER(c_char_p),
-                ctypes.POINTER(c_size_t),
-                ctypes.c_int,
-                ctypes.POINTER(c_size_t),
-            ],
-        )
-        self.free = _prototype(cdll, "leveldb_free", None, [ctypes.c_void_p])
-        self.key_may_match = _prototype(
-            cdll,
-            "leveldb_filterpolicy_key_may_match",
-            ctypes.c_uint8,
-            [PolicyPointer, c_char_p, c_size_t, c_char_p, c_size_t],
-        )
-        # The batch query is newer than the rest: with an older library, answer key by key.
-        self.key_may_match_batch = (
-            _prototype(
-                cdll,
-                BATCH_SYMBOL,
-                None,
-                [
-                    PolicyPointer,
-                    ctypes.POINTER(c_char_p),
-                    ctypes.POINTER(c_size_t),
-                    c_size_t,
-                    c_char_p,
-                    c_size_t,
-                    ctypes.POINTER(ctypes.c_uint8),
-                ],
-            )
-            if hasattr(cdll, BATCH_SYMBOL)
-            else None
-        )
+        for prototype in PROTOTYPES:
+            function = None
+            if not prototype.optional or hasattr(cdll, prototype.symbol):
+                function = getattr(cdll, prototype.symbol)
+                function.restype = prototype.restype
+                function.argtypes = prototype.argtypes
+            setattr(self, prototype.attribute, function)
 
 
 _lock = threading.Lock()
