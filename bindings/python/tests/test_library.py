@@ -1,12 +1,16 @@
-"""Where the shared library is looked for, and the error when it is nowhere."""
+"""Where the shared library is looked for, the error when it is nowhere, and the package's
+version."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
+import leveldb_bloom
 from leveldb_bloom import LibraryNotFoundError, _native
 from leveldb_bloom._native import ENV_VAR, LIBRARY_FILE, find_library
 
@@ -91,5 +95,28 @@ def test_nothing_found_outside_a_checkout(tmp_path):
 def test_the_loaded_library_is_the_one_asked_for(lib):
     if os.environ.get(ENV_VAR):
         assert lib.path == Path(os.environ[ENV_VAR])
+    elif _native.repo_root(_native.PACKAGE_DIR) is None:
+        # Installed, not the checkout's source: pip built the library into the package.
+        assert lib.path == _native.PACKAGE_DIR / LIBRARY_FILE
     else:
         assert lib.path == find_library()
+
+
+def test_version_is_the_crates():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    with open(REPO_ROOT / "Cargo.toml", "rb") as manifest:
+        assert leveldb_bloom.__version__ == tomllib.load(manifest)["package"]["version"]
+    if _native.repo_root(_native.PACKAGE_DIR) is None:  # installed: the same in its metadata
+        assert importlib.metadata.version("leveldb-bloom") == leveldb_bloom.__version__
+
+
+def test_crate_version_reads_the_package_table_only(tmp_path):
+    manifest = tmp_path / "Cargo.toml"
+    manifest.write_text(
+        '[workspace]\nversion = "9.9.9"\n\n[package]\nname = "x"\n  version  =  "1.2.3-rc.1"\n'
+        '[dependencies]\nversion = "0.0.1"\n'
+    )
+    assert _native.crate_version(manifest) == "1.2.3-rc.1"
+    manifest.write_text('[package]\nname = "x"\nversion.workspace = true\n')
+    with pytest.raises(ValueError, match="no version"):
+        _native.crate_version(manifest)

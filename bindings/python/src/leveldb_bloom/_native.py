@@ -3,7 +3,8 @@
 Where the library is looked for, in order:
 
 1. the path in the environment variable ``LEVELDB_BLOOM_LIBRARY``, if it is set (then nowhere else);
-2. a copy installed with this package (``leveldb_bloom/libleveldb_bloom.so`` next to this file);
+2. the copy installed inside this package (``leveldb_bloom/libleveldb_bloom.so`` next to this
+   file), which ``pip install`` builds with cargo;
 3. cargo's build output, when the package runs from a leveldb-bloom checkout:
    ``target/release`` then ``target/debug`` under the repository root.
 """
@@ -50,6 +51,21 @@ def repo_root(start: Path) -> Path | None:
         except OSError:
             continue
     return None
+
+
+def crate_version(manifest: Path) -> str:
+    """The ``version`` of the ``[package]`` table in a Cargo.toml: the package's version (the
+    build reads it with this function too, so it is parsed in one place)."""
+    table = None
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            table = line
+        elif table == "[package]" and line.partition("=")[0].strip() == "version":
+            value = line.partition("=")[2].strip()
+            if len(value) > 1 and value[0] == value[-1] == '"':
+                return value[1:-1]
+    raise ValueError(f'{manifest} has no version = "..." in its [package] table')
 
 
 def candidate_paths(
