@@ -17,8 +17,8 @@ during each C call). ``close()`` (or leaving a ``with`` block, or the object bei
 collected) frees it; calls already running finish first, later ones raise ValueError.
 
 The shared library is looked for as ``leveldb_bloom._native`` describes: ``LEVELDB_BLOOM_LIBRARY``
-if set, else the copy ``pip install`` built into the package, else cargo's build output in the
-checkout.
+if set, else the copy ``pip install`` built into the package, else a system-installed one, else
+cargo's build output in the checkout.
 """
 
 from __future__ import annotations
