@@ -17,7 +17,8 @@ during each C call). ``close()`` (or leaving a ``with`` block, or the object bei
 collected) frees it; calls already running finish first, later ones raise ValueError.
 
 The shared library is looked for as ``leveldb_bloom._native`` describes: ``LEVELDB_BLOOM_LIBRARY``
-if set, else a copy installed with the package, else cargo's build output in the checkout.
+if set, else the copy ``pip install`` built into the package, else a system-installed one, else
+cargo's build output in the checkout.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from typing import Union
 from . import _native
 from ._native import LibraryNotFoundError
 
-__all__ = ["BloomFilterPolicy", "LibraryNotFoundError"]
+__all__ = ["BloomFilterPolicy", "LibraryNotFoundError", "__version__"]
+
+try:
+    from ._version import __version__  # written by the build, from the crate's Cargo.toml
+except ImportError:  # the source in a checkout, not built: the checkout's crate is its version
+    _root = _native.repo_root(_native.PACKAGE_DIR)
+    __version__ = _native.crate_version(_root / "Cargo.toml") if _root else "unknown"
 
 BytesLike = Union[bytes, bytearray, memoryview]
 

@@ -3,21 +3,29 @@
 Where the library is looked for, in order:
 
 1. the path in the environment variable ``LEVELDB_BLOOM_LIBRARY``, if it is set (then nowhere else);
-2. a copy installed with this package (``leveldb_bloom/libleveldb_bloom.so`` next to this file);
-3. cargo's build output, when the package runs from a leveldb-bloom checkout:
+2. the copy installed inside this package (``leveldb_bloom/libleveldb_bloom.so`` next to this
+   file), which ``pip install`` builds with cargo;
+3. one installed on the system, as ``ctypes.util.find_library("leveldb_bloom")`` finds it (the
+   linker's cache and paths, ``LD_LIBRARY_PATH``), e.g. after ``cmake --install``;
+4. cargo's build output, when the package runs from a leveldb-bloom checkout:
    ``target/release`` then ``target/debug`` under the repository root.
 """
 
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ENV_VAR = "LEVELDB_BLOOM_LIBRARY"
+
+#: The name ctypes.util.find_library is given for a system-installed library.
+SYSTEM_NAME = "leveldb_bloom"
 
 if sys.platform == "win32":
     LIBRARY_FILE = "leveldb_bloom.dll"
@@ -51,40 +59,67 @@ def repo_root(start: Path) -> Path | None:
     return None
 
 
-def candidate_paths(
-    environ: Mapping[str, str] = os.environ, package_dir: Path = PACKAGE_DIR
-) -> list[Path]:
-    """Every path where the library is looked for, in order."""
+def crate_version(manifest: Path) -> str:
+    """The ``version`` of the ``[package]`` table in a Cargo.toml: the package's version (the
+    build reads it with this function too, so it is parsed in one place)."""
+    table = None
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            table = line
+        elif table == "[package]" and line.partition("=")[0].strip() == "version":
+            value = line.partition("=")[2].strip()
+            if len(value) > 1 and value[0] == value[-1] == '"':
+                return value[1:-1]
+    raise ValueError(f'{manifest} has no version = "..." in its [package] table')
+
+
+def find_library(
+    environ: Mapping[str, str] = os.environ,
+    package_dir: Path = PACKAGE_DIR,
+    find_system: Callable[[str], str | None] = ctypes.util.find_library,
+) -> str:
+    """What to load: the first place in the module's order that has the library (a path, or the
+    name the system's loader knows it by); LibraryNotFoundError naming every place tried if none.
+    """
     explicit = environ.get(ENV_VAR)
     if explicit:
-        return [Path(explicit)]
-    candidates = [package_dir / LIBRARY_FILE]
+        if Path(explicit).is_file():
+            return explicit
+        raise _not_found(
+            f"{ENV_VAR} is set, so only that path was tried:\n  {explicit}\n", package_dir
+        )
+
+    tried = []
+    copy = package_dir / LIBRARY_FILE
+    if copy.is_file():
+        return str(copy)
+    tried.append(str(copy))
+
+    system = find_system(SYSTEM_NAME)
+    if system:
+        return system
+    tried.append(f"the system's libraries: ctypes.util.find_library({SYSTEM_NAME!r}) found none")
+
     root = repo_root(package_dir)
     if root is not None:
-        candidates += [root / "target" / profile / LIBRARY_FILE for profile in ("release", "debug")]
-    return candidates
-
-
-def find_library(environ: Mapping[str, str] = os.environ, package_dir: Path = PACKAGE_DIR) -> Path:
-    """The first existing candidate path; LibraryNotFoundError naming every path tried if none."""
-    candidates = candidate_paths(environ, package_dir)
-    for path in candidates:
-        if path.is_file():
-            return path
-    tried = "\n".join(f"  {path}" for path in candidates)
-    if environ.get(ENV_VAR):
-        where = f"{ENV_VAR} is set, so only that path was tried:\n{tried}\n"
+        for profile in ("release", "debug"):
+            output = root / "target" / profile / LIBRARY_FILE
+            if output.is_file():
+                return str(output)
+            tried.append(str(output))
     else:
-        where = f"Tried ({ENV_VAR} is not set):\n{tried}\n"
-        if repo_root(package_dir) is None:
-            where += (
-                "  (not running from a leveldb-bloom checkout, so no cargo build output to try)\n"
-            )
-    raise LibraryNotFoundError(
+        tried.append("(not running from a leveldb-bloom checkout, so no cargo build output to try)")
+    where = "".join(f"  {place}\n" for place in tried)
+    raise _not_found(f"Tried, in order ({ENV_VAR} is not set):\n{where}", package_dir)
+
+
+def _not_found(where: str, package_dir: Path) -> LibraryNotFoundError:
+    return LibraryNotFoundError(
         f"leveldb-bloom's shared library ({LIBRARY_FILE}) was not found.\n{where}"
-        "To fix: build it with `cargo build --release` in the leveldb-bloom repository and set "
-        f"{ENV_VAR} to target/release/{LIBRARY_FILE} (or run from the checkout), or put a "
-        f"copy at {package_dir / LIBRARY_FILE}."
+        "To fix: reinstall the package with pip, which builds the library with cargo and puts it "
+        f"at {package_dir / LIBRARY_FILE}; or build it with `cargo build --release` in the "
+        f"leveldb-bloom repository and set {ENV_VAR} to target/release/{LIBRARY_FILE}."
     )
 
 
@@ -94,67 +129,73 @@ class _Policy(ctypes.Structure):
 
 PolicyPointer = ctypes.POINTER(_Policy)
 
+_c_char_p, _c_size_t = ctypes.c_char_p, ctypes.c_size_t
+_KeyArrays = [ctypes.POINTER(_c_char_p), ctypes.POINTER(_c_size_t)]
 
-def _prototype(cdll: ctypes.CDLL, name: str, restype, argtypes):
-    function = getattr(cdll, name)
-    function.restype = restype
-    function.argtypes = argtypes
-    return function
+
+class Prototype(NamedTuple):
+    """One C function: the Library attribute it becomes, its symbol, result and argument types.
+    An optional one is newer than the rest: with an older library its attribute is None."""
+
+    attribute: str
+    symbol: str
+    restype: Any
+    argtypes: list[Any]
+    optional: bool = False
+
+
+#: Every C function the package calls (a new C function gets its line here).
+PROTOTYPES = (
+    Prototype("create_bloom", "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]),
+    Prototype("destroy", "leveldb_filterpolicy_destroy", None, [PolicyPointer]),
+    Prototype("name", "leveldb_filterpolicy_name", _c_char_p, [PolicyPointer]),
+    # The filter comes back as a void pointer, not c_char_p: ctypes would turn a c_char_p result
+    # into bytes (stopping at the first zero byte) and lose the pointer to free.
+    Prototype(
+        "create_filter",
+        "leveldb_filterpolicy_create_filter",
+        ctypes.c_void_p,
+        [PolicyPointer, *_KeyArrays, ctypes.c_int, ctypes.POINTER(_c_size_t)],
+    ),
+    Prototype("free", "leveldb_free", None, [ctypes.c_void_p]),
+    Prototype(
+        "key_may_match",
+        "leveldb_filterpolicy_key_may_match",
+        ctypes.c_uint8,
+        [PolicyPointer, _c_char_p, _c_size_t, _c_char_p, _c_size_t],
+    ),
+    Prototype(
+        "key_may_match_batch",
+        BATCH_SYMBOL,
+        None,
+        [
+            PolicyPointer,
+            *_KeyArrays,
+            _c_size_t,
+            _c_char_p,
+            _c_size_t,
+            ctypes.POINTER(ctypes.c_uint8),
+        ],
+        optional=True,
+    ),
+)
 
 
 class Library:
-    """The C functions of one loaded library, with argument and result types set (so ctypes
-    converts and checks every argument, and pointers are never truncated to int)."""
+    """The C functions of one loaded library, as the attributes PROTOTYPES names, with argument
+    and result types set (so ctypes converts and checks every argument, and pointers are never
+    truncated to int)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: str):
         self.path = path
-        cdll = ctypes.CDLL(str(path))
-        c_char_p, c_size_t = ctypes.c_char_p, ctypes.c_size_t
-        self.create_bloom = _prototype(
-            cdll, "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]
-        )
-        self.destroy = _prototype(cdll, "leveldb_filterpolicy_destroy", None, [PolicyPointer])
-        self.name = _prototype(cdll, "leveldb_filterpolicy_name", c_char_p, [PolicyPointer])
-        # The filter comes back as a void pointer, not c_char_p: ctypes would turn a c_char_p
-        # result into bytes (stopping at the first zero byte) and lose the pointer to free.
-        self.create_filter = _prototype(
-            cdll,
-            "leveldb_filterpolicy_create_filter",
-            ctypes.c_void_p,
-            [
-                PolicyPointer,
-                ctypes.POINTER(c_char_p),
-                ctypes.POINTER(c_size_t),
-                ctypes.c_int,
-                ctypes.POINTER(c_size_t),
-            ],
-        )
-        self.free = _prototype(cdll, "leveldb_free", None, [ctypes.c_void_p])
-        self.key_may_match = _prototype(
-            cdll,
-            "leveldb_filterpolicy_key_may_match",
-            ctypes.c_uint8,
-            [PolicyPointer, c_char_p, c_size_t, c_char_p, c_size_t],
-        )
-        # The batch query is newer than the rest: with an older library, answer key by key.
-        self.key_may_match_batch = (
-            _prototype(
-                cdll,
-                BATCH_SYMBOL,
-                None,
-                [
-                    PolicyPointer,
-                    ctypes.POINTER(c_char_p),
-                    ctypes.POINTER(c_size_t),
-                    c_size_t,
-                    c_char_p,
-                    c_size_t,
-                    ctypes.POINTER(ctypes.c_uint8),
-                ],
-            )
-            if hasattr(cdll, BATCH_SYMBOL)
-            else None
-        )
+        cdll = ctypes.CDLL(path)
+        for prototype in PROTOTYPES:
+            function = None
+            if not prototype.optional or hasattr(cdll, prototype.symbol):
+                function = getattr(cdll, prototype.symbol)
+                function.restype = prototype.restype
+                function.argtypes = prototype.argtypes
+            setattr(self, prototype.attribute, function)
 
 
 _lock = threading.Lock()
