@@ -1,5 +1,5 @@
-//! Gives the shared library its versioned soname, turns on the proof that the AVX-512 single query
-//! cannot panic where asked (`prove_no_panic`), and detects the tools some tests need: the
+//! Turns on the proof that the AVX-512 single query cannot panic where asked (`prove_no_panic`),
+//! and detects the tools some tests need: the
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
 //! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
@@ -11,22 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
-    set_soname();
     prove_no_panic();
     detect_leveldb();
     detect_pytest();
     detect_cmake();
     detect_sanitizers();
     detect_simd();
-}
-
-/// `libleveldb_bloom.so.MAJOR`, as CMake installs it, so programs linked against a cargo build
-/// record the same name (DT_NEEDED) as those linked against an install.
-fn set_soname() {
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
-        println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libleveldb_bloom.so.{major}");
-    }
 }
 
 /// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build

@@ -142,29 +142,6 @@ pub fn program(source: &str, budget: Budget) -> Program {
         .unwrap_or_else(|| panic!("{source} is not in the program list"))
 }
 
-/// A folder holding `libleveldb_bloom.so.0` (the soname, which programs linked with the shared
-/// library ask for) pointing to cargo's `libleveldb_bloom.so`: the programs' rpath. One per
-/// profile (target/<profile>), so the benchmark's release build and the tests' debug build do
-/// not repoint each other's link.
-fn soname_dir() -> PathBuf {
-    let profile = lib_dir()
-        .parent()
-        .and_then(Path::file_name)
-        .map(|p| p.to_os_string());
-    let mut name = std::ffi::OsString::from("soname-");
-    name.push(profile.unwrap_or_default());
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::create_dir_all(&dir).expect("soname folder");
-    let soname = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION_MAJOR"));
-    // Several tests may get here at once: each makes its own link and renames it into place.
-    let thread = std::thread::current().id();
-    let tmp = dir.join(format!("{soname}.{}.{thread:?}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(lib_dir().join("libleveldb_bloom.so"), &tmp).expect("symlink");
-    std::fs::rename(&tmp, dir.join(soname)).expect("soname link");
-    dir
-}
-
 fn compiler_for(source: &Path) -> &'static str {
     if source.extension().is_some_and(|ext| ext == "cc") {
         "c++"
@@ -209,7 +186,7 @@ pub fn build(program: &Program, link: Link, flags: &[&str]) -> PathBuf {
         Link::Shared => {
             cmd.arg(format!("-L{}", lib_dir.display()))
                 .arg("-lleveldb_bloom")
-                .arg(format!("-Wl,-rpath,{}", soname_dir().display()))
+                .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
                 .args(program.libs);
         }
     }
