@@ -3,9 +3,10 @@
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
 //! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
-//! the C tests under. Without them those tests are reported as ignored, never as passed; CI sets
-//! LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS}=1 so that a missing tool fails the
-//! build instead.
+//! the C tests under; Debian's python3-plyvel, for the shim's tests (tests/shim.rs). Without them
+//! those tests are reported as ignored, never as passed; CI sets
+//! LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS,PLYVEL}=1 so that a missing tool fails
+//! the build instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,6 +18,7 @@ fn main() {
     detect_pytest();
     detect_cmake();
     detect_sanitizers();
+    detect_plyvel();
     detect_simd();
 }
 
@@ -118,6 +120,28 @@ fn detect_cmake() {
                 );
             }
         }
+    }
+}
+
+/// Sets cfg `has_plyvel` when Debian's python3-plyvel imports in Debian's python3 (/usr/bin),
+/// which it is installed for.
+fn detect_plyvel() {
+    println!("cargo::rustc-check-cfg=cfg(has_plyvel)");
+    let imports = Command::new("/usr/bin/python3")
+        .args(["-c", "import plyvel"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if imports {
+        println!("cargo::rustc-cfg=has_plyvel");
+        return;
+    }
+    // Installing it adds a folder here, which reruns this script.
+    println!("cargo::rerun-if-changed=/usr/lib/python3/dist-packages");
+    if required("LEVELDB_BLOOM_REQUIRE_PLYVEL") {
+        panic!(
+            "LEVELDB_BLOOM_REQUIRE_PLYVEL=1 but /usr/bin/python3 cannot import plyvel: \
+             apt-get install python3-plyvel"
+        );
     }
 }
 
