@@ -3,10 +3,10 @@
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
 //! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
-//! the C tests under; Debian's python3-plyvel, for the shim's tests (tests/shim.rs). Without them
-//! those tests are reported as ignored, never as passed; CI sets
-//! LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS,PLYVEL}=1 so that a missing tool fails
-//! the build instead.
+//! the C tests under; Debian's python3-plyvel and a leveldb source tree, for the shim's tests
+//! (tests/shim.rs, tests/leveldb_source.rs). Without them those tests are reported as ignored,
+//! never as passed; CI sets LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS,PLYVEL,
+//! LEVELDB_SRC}=1 so that a missing tool fails the build instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +19,7 @@ fn main() {
     detect_cmake();
     detect_sanitizers();
     detect_plyvel();
+    detect_leveldb_source();
     detect_simd();
 }
 
@@ -141,6 +142,25 @@ fn detect_plyvel() {
         panic!(
             "LEVELDB_BLOOM_REQUIRE_PLYVEL=1 but /usr/bin/python3 cannot import plyvel: \
              apt-get install python3-plyvel"
+        );
+    }
+}
+
+/// Sets cfg `has_leveldb_src` when LEVELDB_BLOOM_LEVELDB_SRC names a leveldb source tree (one
+/// with util/bloom.cc), which tests/leveldb_source.rs builds with the shim.
+fn detect_leveldb_source() {
+    println!("cargo::rustc-check-cfg=cfg(has_leveldb_src)");
+    println!("cargo::rerun-if-env-changed=LEVELDB_BLOOM_LEVELDB_SRC");
+    let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC").map(PathBuf::from);
+    if src
+        .as_ref()
+        .is_some_and(|src| src.join("util/bloom.cc").is_file())
+    {
+        println!("cargo::rustc-cfg=has_leveldb_src");
+    } else if required("LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC") {
+        panic!(
+            "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC=1 but LEVELDB_BLOOM_LEVELDB_SRC ({src:?}) is not a \
+             leveldb source tree: see .ci/run for fetching Debian's"
         );
     }
 }
