@@ -156,7 +156,7 @@ fn leveldb_tests_pass_with_the_shim() {
     }
 }
 
-/// `nm` of `file`, with the archive member of each symbol.
+/// What `nm` with `args` lists for `file`.
 fn nm(args: &[&str], file: &Path) -> String {
     run(Command::new("nm").args(args).arg(file))
 }

@@ -46,7 +46,7 @@ const CORE_FUNCTIONS: [&str; 4] = [
 /// leveldb's own policy class, which no build with the shim may hold.
 const STOCK_POLICY_CLASS: &str = "leveldb::(anonymous namespace)::BloomFilterPolicy";
 
-/// Where Debian's libleveldb.so.1d is, as the dynamic linker reports it.
+/// How the dynamic linker's report names Debian's libleveldb (the end of its path).
 const SYSTEM_LIBLEVELDB: &str = "libleveldb.so.1d";
 
 fn work() -> PathBuf {
@@ -127,8 +127,7 @@ enum Build {
     /// The shim archive ahead of libleveldb.a (the program built with the sanitizers for
     /// `Shim::Sanitized`; leveldb and the Rust core as installed and built).
     StaticAhead(Shim),
-    /// libleveldb.a without bloom.cc.o, then the shim archive: what leveldb's own build gives
-    /// once util/bloom.cc is replaced by the shim.
+    /// A copy of libleveldb.a without bloom.cc.o, then the shim archive.
     WithoutBloomCc,
 }
 
@@ -210,11 +209,11 @@ impl Env {
     }
 }
 
-/// The files that, by the LD_DEBUG=bindings report in `stderr`, had their references to
-/// `symbol` bound, each with the file it was bound to.
-fn bindings(stderr: &str, symbol: &str) -> Vec<(String, String)> {
+/// The files that, by the LD_DEBUG=bindings report `loader`, had their references to `symbol`
+/// bound, each with the file it was bound to.
+fn bindings(loader: &str, symbol: &str) -> Vec<(String, String)> {
     let file = |f: &str| f.split_once(" [").map_or(f, |s| s.0).to_owned();
-    stderr
+    loader
         .lines()
         .filter_map(|line| line.split_once("binding file ").map(|s| s.1))
         .filter_map(|rest| rest.split_once(": normal symbol `"))
@@ -225,9 +224,10 @@ fn bindings(stderr: &str, symbol: &str) -> Vec<(String, String)> {
 }
 
 /// Requires that references to NewBloomFilterPolicy from the file whose name contains `caller`
-/// were bound to the shim when `env` preloads one, and to the system's libleveldb otherwise.
-fn assert_bound(stderr: &str, caller: &str, env: Env) {
-    let found = bindings(stderr, NEW_BLOOM_FILTER_POLICY);
+/// were bound to the shim when `env` preloads one, and to the system's libleveldb otherwise, by
+/// the dynamic linker's report `loader`.
+fn assert_bound(loader: &str, caller: &str, env: Env) {
+    let found = bindings(loader, NEW_BLOOM_FILTER_POLICY);
     let targets: Vec<_> = found
         .iter()
         .filter(|(from, _)| from.contains(caller))
@@ -248,24 +248,33 @@ fn assert_bound(stderr: &str, caller: &str, env: Env) {
 struct Ran {
     status: ExitStatus,
     stdout: String,
+    /// The program's own standard error.
     stderr: String,
+    /// What the dynamic linker reported on standard error (LD_DEBUG), each line starting with
+    /// the process id and a colon.
+    loader: String,
 }
 
-/// Runs `cmd`, printing its standard output and only the lines of its standard error that are not
-/// the dynamic linker's bindings (thousands of them).
+/// Runs `cmd`, printing its output but not the dynamic linker's report (thousands of lines).
 fn run_quietly(cmd: &mut Command) -> Ran {
     let output = cmd
         .output()
         .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    let is_loader_line = |line: &&str| {
+        line.trim_start()
+            .split_once(':')
+            .is_some_and(|(pid, _)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let all_errors = String::from_utf8_lossy(&output.stderr);
+    let (loader, own): (Vec<&str>, Vec<&str>) = all_errors.lines().partition(is_loader_line);
     let ran = Ran {
         status: output.status,
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stderr: own.iter().map(|l| format!("{l}\n")).collect(),
+        loader: loader.iter().map(|l| format!("{l}\n")).collect(),
     };
     print!("{}", ran.stdout);
-    for line in ran.stderr.lines().filter(|l| !l.contains("binding file ")) {
-        eprintln!("{line}");
-    }
+    eprint!("{}", ran.stderr);
     ran
 }
 
@@ -277,7 +286,7 @@ fn run_passing(cmd: &mut Command) -> Ran {
 }
 
 /// Runs the program with `args` in `env`, requiring its passing summary and, when sanitized, no
-/// sanitizer report; returns its standard error.
+/// sanitizer report; returns the dynamic linker's report.
 fn run_program(build: Build, args: &[&Path], env: Env) -> String {
     let mut cmd = Command::new(program(build));
     cmd.args(args);
@@ -298,7 +307,7 @@ fn run_program(build: Build, args: &[&Path], env: Env) -> String {
         "{}",
         ran.stdout
     );
-    ran.stderr
+    ran.loader
 }
 
 /// A fresh folder for one test's databases.
@@ -312,7 +321,7 @@ fn dbs(test: &str) -> PathBuf {
 /// Writes a database with `api` ("cxx" or "c") and requires that NewBloomFilterPolicy was the
 /// shim's if `env` preloads one, leveldb's otherwise.
 fn write(build: Build, db: &Path, api: &str, env: Env) {
-    let stderr = run_program(build, &[Path::new("write"), db, Path::new(api)], env);
+    let loader = run_program(build, &[Path::new("write"), db, Path::new(api)], env);
     if build == Build::Dynamic {
         // leveldb's C API makes the policy inside libleveldb.so, its C++ users in the program.
         let caller = if api == "c" {
@@ -320,7 +329,7 @@ fn write(build: Build, db: &Path, api: &str, env: Env) {
         } else {
             program(build).display().to_string()
         };
-        assert_bound(&stderr, &caller, env);
+        assert_bound(&loader, &caller, env);
     }
 }
 
@@ -376,9 +385,9 @@ fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], env: Env)
 
 /// Runs `shim_db read`: every key found, no absent key found.
 fn read(build: Build, db: &Path, env: Env) {
-    let stderr = run_program(build, &[Path::new("read"), db], env);
+    let loader = run_program(build, &[Path::new("read"), db], env);
     if build == Build::Dynamic {
-        assert_bound(&stderr, &program(build).display().to_string(), env);
+        assert_bound(&loader, &program(build).display().to_string(), env);
     }
 }
 
@@ -600,9 +609,9 @@ fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {
         preload: Some(Shim::Rtti),
         bind_now: false,
     };
-    let stderr = run_program(Build::Dynamic, &[rtti], preloaded);
+    let loader = run_program(Build::Dynamic, &[rtti], preloaded);
     assert_bound(
-        &stderr,
+        &loader,
         &program(Build::Dynamic).display().to_string(),
         preloaded,
     );
@@ -639,16 +648,15 @@ fn static_shim_under_address_and_undefined_behaviour_sanitizers() {
 }
 
 /// Runs shim/tests/plyvel_db.py with `args` in `env`, with Debian's python3 (plyvel is installed
-/// for it, not for another python3 first on PATH); returns its standard error.
-fn plyvel(args: &[&Path], env: Env) -> String {
+/// for it, not for another python3 first on PATH), requiring success and the binding `env` asks.
+fn plyvel(args: &[&Path], env: Env) {
     let mut cmd = Command::new("/usr/bin/python3");
     cmd.arg(root().join("shim/tests/plyvel_db.py")).args(args);
     env.apply(&mut cmd);
     let ran = run_passing(&mut cmd);
     assert_eq!(ran.stdout.lines().last(), Some("passed"), "{}", ran.stdout);
     // plyvel's own module calls NewBloomFilterPolicy; the dynamic linker binds it from there.
-    assert_bound(&ran.stderr, "/plyvel/_plyvel", env);
-    ran.stderr
+    assert_bound(&ran.loader, "/plyvel/_plyvel", env);
 }
 
 #[test]
