@@ -3,9 +3,10 @@
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
 //! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
-//! the C tests under. Without them those tests are reported as ignored, never as passed; CI sets
-//! LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS}=1 so that a missing tool fails the
-//! build instead.
+//! the C tests under; Debian's python3-plyvel and a leveldb source tree, for the shim's tests
+//! (tests/shim.rs, tests/leveldb_source.rs). Without them those tests are reported as ignored,
+//! never as passed; CI sets LEVELDB_BLOOM_REQUIRE_{LEVELDB,PYTHON,CMAKE,SANITIZERS,PLYVEL,
+//! LEVELDB_SRC}=1 so that a missing tool fails the build instead.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +17,8 @@ fn main() {
     detect_pytest();
     detect_cmake();
     detect_sanitizers();
+    detect_plyvel();
+    detect_leveldb_source();
     detect_simd();
 }
 
@@ -108,6 +111,47 @@ fn detect_cmake() {
                 );
             }
         }
+    }
+}
+
+/// Sets cfg `has_plyvel` when Debian's python3-plyvel imports in Debian's python3 (/usr/bin),
+/// which it is installed for.
+fn detect_plyvel() {
+    println!("cargo::rustc-check-cfg=cfg(has_plyvel)");
+    let imports = Command::new("/usr/bin/python3")
+        .args(["-c", "import plyvel"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if imports {
+        println!("cargo::rustc-cfg=has_plyvel");
+        return;
+    }
+    // Installing it adds a folder here, which reruns this script.
+    println!("cargo::rerun-if-changed=/usr/lib/python3/dist-packages");
+    if required("LEVELDB_BLOOM_REQUIRE_PLYVEL") {
+        panic!(
+            "LEVELDB_BLOOM_REQUIRE_PLYVEL=1 but /usr/bin/python3 cannot import plyvel: \
+             apt-get install python3-plyvel"
+        );
+    }
+}
+
+/// Sets cfg `has_leveldb_src` when LEVELDB_BLOOM_LEVELDB_SRC names a leveldb source tree (one
+/// with util/bloom.cc), which tests/leveldb_source.rs builds with the shim.
+fn detect_leveldb_source() {
+    println!("cargo::rustc-check-cfg=cfg(has_leveldb_src)");
+    println!("cargo::rerun-if-env-changed=LEVELDB_BLOOM_LEVELDB_SRC");
+    let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC").map(PathBuf::from);
+    if src
+        .as_ref()
+        .is_some_and(|src| src.join("util/bloom.cc").is_file())
+    {
+        println!("cargo::rustc-cfg=has_leveldb_src");
+    } else if required("LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC") {
+        panic!(
+            "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC=1 but LEVELDB_BLOOM_LEVELDB_SRC ({src:?}) is not a \
+             leveldb source tree: see .ci/run for fetching Debian's"
+        );
     }
 }
 

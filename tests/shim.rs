@@ -1,58 +1,110 @@
 //! The C++ shim (shim/) in place of leveldb's util/bloom.cc, against the system leveldb, following
-//! the README's "Replacing bloom.cc in your leveldb build" command by command: the shim built with
-//! CMake; a leveldb program (shim/tests/shim_db.cc) linked with the shim archive ahead of
-//! libleveldb.a, linked with libleveldb.a minus bloom.cc.o plus the shim, and run unmodified with
-//! the shim preloaded. Each writes 120,000 keys, compacts and closes; every table must be byte for
-//! byte what stock leveldb writes, and the shim's counters prove it did the work. Databases are
-//! also read across: written stock and read with the shim, and the reverse. The static link also
-//! runs with the shim and the program under AddressSanitizer + UndefinedBehaviorSanitizer.
+//! the README's "Replacing bloom.cc in your leveldb build": the shim built with CMake; a leveldb
+//! program (shim/tests/shim_db.cc) linked with the shim archive ahead of libleveldb.a, linked with
+//! libleveldb.a minus bloom.cc.o plus the shim, and run unmodified with the shim preloaded (also
+//! with LD_BIND_NOW=1); and Debian's python3-plyvel, which dlopens leveldb privately, with the
+//! shim preloaded (shim/tests/plyvel_db.py). Each writes its keys, compacts and closes; every
+//! table must be byte for byte what stock leveldb writes. Databases are also read across: written
+//! stock and read with the shim, and the reverse. The static link also runs with the shim and the
+//! program under AddressSanitizer + UndefinedBehaviorSanitizer.
 //!
-//! Needs cmake, libleveldb-dev and libsnappy-dev (for the static links), and gcc's sanitizer
-//! runtimes; CI requires them.
+//! The shim keeps no count of its calls; what ran is proven from outside: for a preload, by the
+//! dynamic linker's own report of where it bound NewBloomFilterPolicy (LD_DEBUG=bindings), with
+//! stock runs as the control; for a static link, by the program's symbols; and by a build whose
+//! KeyMayMatch always answers false, with which every read of a database fails.
+//!
+//! Needs cmake, libleveldb-dev and libsnappy-dev (for the static links), gcc's sanitizer runtimes,
+//! and python3-plyvel for its tests; CI requires them.
 
 mod asan;
 mod cmake_support;
 #[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
 mod paths;
+mod tables;
 
+use std::collections::HashMap;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::process::{Command, ExitStatus};
+use std::sync::{Mutex, OnceLock};
 
-use cmake_support::{cmake_build, run, run_with_errors};
+use cmake_support::{cmake_build, run};
 use paths::root;
+use tables::{has_bloom_filter, tables};
 
 /// leveldb's mangled `leveldb::NewBloomFilterPolicy(int)`.
 const NEW_BLOOM_FILTER_POLICY: &str = "_ZN7leveldb20NewBloomFilterPolicyEi";
 
-/// What a filter block is recorded under in a table's metaindex.
-const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
+/// What the core defines for the shim, and nothing else.
+const CORE_FUNCTIONS: [&str; 4] = [
+    "leveldb_bloom_fill_filter",
+    "leveldb_bloom_filter_length",
+    "leveldb_bloom_key_may_match",
+    "leveldb_bloom_policy_name",
+];
+
+/// leveldb's own policy class, which no build with the shim may hold.
+const STOCK_POLICY_CLASS: &str = "leveldb::(anonymous namespace)::BloomFilterPolicy";
+
+/// How the dynamic linker's report names Debian's libleveldb (the end of its path).
+const SYSTEM_LIBLEVELDB: &str = "libleveldb.so.1d";
 
 fn work() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("shim-flow")
 }
 
-/// build/lib of a CMake build with -DLEVELDB_BLOOM_SHIM=ON: libleveldb_bloom_shim.a and .so,
-/// the shim compiled with the sanitizers when `sanitized`.
-fn shim_lib_dir(sanitized: bool) -> &'static Path {
-    static DIRS: [OnceLock<PathBuf>; 2] = [OnceLock::new(), OnceLock::new()];
-    DIRS[usize::from(sanitized)].get_or_init(|| {
-        let (folder, flags) = if sanitized {
-            ("build-asan", asan::FLAGS)
-        } else {
-            ("build", &[][..])
-        };
-        let build = work().join(folder);
-        cmake_build(
-            &build,
-            &[
-                "-DLEVELDB_BLOOM_SHIM=ON",
-                "-DLEVELDB_BLOOM_BUILD_TESTS=OFF",
-                &format!("-DCMAKE_CXX_FLAGS=-Werror {}", flags.join(" ")),
-            ],
-        );
-        build.join("lib")
-    })
+/// The shim's CMake builds (-DLEVELDB_BLOOM_SHIM=ON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Shim {
+    /// As the README builds it: without RTTI.
+    Plain,
+    /// -DLEVELDB_BLOOM_SHIM_RTTI=ON, as Debian's leveldb is built.
+    Rtti,
+    /// With RTTI, compiled with the sanitizers.
+    Sanitized,
+    /// The control: KeyMayMatch always answers false (LEVELDB_BLOOM_SHIM_TEST_NO_MATCH).
+    NeverMatches,
+}
+
+impl Shim {
+    /// build/lib, holding libleveldb_bloom_shim.a and .so.
+    fn lib_dir(self) -> &'static Path {
+        static DIRS: [OnceLock<PathBuf>; 4] = [const { OnceLock::new() }; 4];
+        DIRS[self as usize].get_or_init(|| {
+            let (folder, rtti, flags) = match self {
+                Shim::Plain => ("build", false, &[][..]),
+                Shim::Rtti => ("build-rtti", true, &[][..]),
+                Shim::Sanitized => ("build-asan", true, asan::FLAGS),
+                Shim::NeverMatches => (
+                    "build-never-matches",
+                    false,
+                    &["-DLEVELDB_BLOOM_SHIM_TEST_NO_MATCH"][..],
+                ),
+            };
+            let build = work().join(folder);
+            cmake_build(
+                &build,
+                &[
+                    "-DLEVELDB_BLOOM_SHIM=ON",
+                    &format!(
+                        "-DLEVELDB_BLOOM_SHIM_RTTI={}",
+                        if rtti { "ON" } else { "OFF" }
+                    ),
+                    "-DLEVELDB_BLOOM_BUILD_TESTS=OFF",
+                    &format!("-DCMAKE_CXX_FLAGS=-Werror {}", flags.join(" ")),
+                ],
+            );
+            build.join("lib")
+        })
+    }
+
+    fn archive(self) -> PathBuf {
+        self.lib_dir().join("libleveldb_bloom_shim.a")
+    }
+
+    fn preload(self) -> PathBuf {
+        self.lib_dir().join("libleveldb_bloom_shim.so")
+    }
 }
 
 /// Where the compiler finds a library file, as `c++ -print-file-name` says.
@@ -70,120 +122,192 @@ fn native_static_libs() -> Vec<String> {
 /// How the test program is linked to leveldb and the shim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Build {
-    /// `-lleveldb`: the user's unmodified program, stock, or with the shim preloaded.
+    /// `-lleveldb`: the user's unmodified program, stock, or with a shim preloaded.
     Dynamic,
-    /// The shim archive ahead of libleveldb.a.
-    StaticAhead,
-    /// libleveldb.a without bloom.cc.o, then the shim archive: what leveldb's own build gives
-    /// once util/bloom.cc is replaced by the shim.
+    /// The shim archive ahead of libleveldb.a (the program built with the sanitizers for
+    /// `Shim::Sanitized`; leveldb and the Rust core as installed and built).
+    StaticAhead(Shim),
+    /// A copy of libleveldb.a without bloom.cc.o, then the shim archive.
     WithoutBloomCc,
-    /// As `StaticAhead`, the shim and the program built with AddressSanitizer +
-    /// UndefinedBehaviorSanitizer (leveldb and the Rust core as installed and built).
-    SanitizedStaticAhead,
-}
-
-impl Build {
-    fn sanitized(self) -> bool {
-        self == Build::SanitizedStaticAhead
-    }
 }
 
 /// Compiles shim/tests/shim_db.cc as `build` says, once per run.
-fn program(build: Build) -> &'static Path {
-    static PROGRAMS: [OnceLock<PathBuf>; 4] = [const { OnceLock::new() }; 4];
-    PROGRAMS[build as usize].get_or_init(|| {
-        let out = work().join(format!("shim_db-{build:?}"));
-        let mut cmd = Command::new("c++");
-        cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
-            .arg(format!("-I{}", root().join("shim").display()))
-            .arg(root().join("shim/tests/shim_db.cc"))
-            .arg("-o")
-            .arg(&out);
-        if build.sanitized() {
-            // UBSan's vptr check reads the type info of an object's dynamic type, and the shim's
-            // policy has none: it is built without RTTI, as leveldb is by default (shim/). The
-            // check would report every call the program makes on it; every other check stays.
-            cmd.args(asan::FLAGS).arg("-fno-sanitize=vptr");
+fn program(build: Build) -> PathBuf {
+    static PROGRAMS: Mutex<Option<HashMap<Build, PathBuf>>> = Mutex::new(None);
+    let mut programs = PROGRAMS.lock().unwrap_or_else(|e| e.into_inner());
+    let programs = programs.get_or_insert_with(HashMap::new);
+    if let Some(path) = programs.get(&build) {
+        return path.clone();
+    }
+    let out = work().join(
+        format!("shim_db-{build:?}")
+            .replace('(', "-")
+            .replace(')', ""),
+    );
+    let mut cmd = Command::new("c++");
+    cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .arg(root().join("shim/tests/shim_db.cc"))
+        .arg("-o")
+        .arg(&out);
+    match build {
+        Build::Dynamic => {
+            cmd.arg("-lleveldb");
         }
-        let shim_archive = shim_lib_dir(build.sanitized()).join("libleveldb_bloom_shim.a");
-        match build {
-            Build::Dynamic => {
-                cmd.arg("-lleveldb");
+        Build::StaticAhead(shim) => {
+            if shim == Shim::Sanitized {
+                cmd.args(asan::FLAGS);
             }
-            Build::StaticAhead | Build::SanitizedStaticAhead => {
-                // -u: the shim's member is taken before libleveldb.a is read, so leveldb's own
-                // bloom.cc.o is never needed, even when only leveldb's C API names the function.
-                cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
-                    .arg(&shim_archive)
-                    .arg(library_path("libleveldb.a"));
-            }
-            Build::WithoutBloomCc => {
-                let archive = work().join("libleveldb_without_bloom.a");
-                std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
-                run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
-                cmd.arg(&archive).arg(&shim_archive);
-            }
+            // -u: the shim's member is taken before libleveldb.a is read, so leveldb's own
+            // bloom.cc.o is never needed, even when only leveldb's C API names the function.
+            cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
+                .arg(shim.archive())
+                .arg(library_path("libleveldb.a"));
         }
-        if build != Build::Dynamic {
-            cmd.args(["-lsnappy", "-pthread"])
-                .args(native_static_libs());
+        Build::WithoutBloomCc => {
+            let archive = work().join("libleveldb_without_bloom.a");
+            std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
+            run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
+            cmd.arg(&archive).arg(Shim::Plain.archive());
         }
-        run(&mut cmd);
-        out
-    })
+    }
+    if build != Build::Dynamic {
+        cmd.args(["-lsnappy", "-pthread"])
+            .args(native_static_libs());
+    }
+    run(&mut cmd);
+    programs.insert(build, out.clone());
+    out
 }
 
-/// What a run of the program said about the shim: its counters, or `None` if it was not in use.
-#[derive(Debug)]
-struct ShimUse {
-    filters_built: u64,
-    keys_tested: u64,
+/// How a program is run: which shim is preloaded, if any, and how symbols are bound.
+#[derive(Clone, Copy)]
+struct Env {
+    preload: Option<Shim>,
+    bind_now: bool,
 }
 
-/// Runs the program (with the shim preloaded when `preload`), requiring its passing summary, and
-/// no sanitizer report when it is sanitized.
-fn run_program(build: Build, args: &[&Path], preload: bool) -> Option<ShimUse> {
+const STOCK: Env = Env {
+    preload: None,
+    bind_now: false,
+};
+const PRELOADED: Env = Env {
+    preload: Some(Shim::Plain),
+    bind_now: false,
+};
+
+impl Env {
+    /// Sets the environment on `cmd`; with LD_DEBUG=bindings, so that its standard error says
+    /// where each symbol was bound.
+    fn apply(self, cmd: &mut Command) {
+        if let Some(shim) = self.preload {
+            cmd.env("LD_PRELOAD", shim.preload());
+        }
+        if self.bind_now {
+            cmd.env("LD_BIND_NOW", "1");
+        }
+        cmd.env("LD_DEBUG", "bindings");
+    }
+}
+
+/// The files that, by the LD_DEBUG=bindings report `loader`, had their references to `symbol`
+/// bound, each with the file it was bound to.
+fn bindings(loader: &str, symbol: &str) -> Vec<(String, String)> {
+    let file = |f: &str| f.split_once(" [").map_or(f, |s| s.0).to_owned();
+    loader
+        .lines()
+        .filter_map(|line| line.split_once("binding file ").map(|s| s.1))
+        .filter_map(|rest| rest.split_once(": normal symbol `"))
+        .filter(|(_, name)| name.split('\'').next() == Some(symbol))
+        .filter_map(|(files, _)| files.split_once(" to "))
+        .map(|(from, to)| (file(from), file(to)))
+        .collect()
+}
+
+/// Requires that references to NewBloomFilterPolicy from the file whose name contains `caller`
+/// were bound to the shim when `env` preloads one, and to the system's libleveldb otherwise, by
+/// the dynamic linker's report `loader`.
+fn assert_bound(loader: &str, caller: &str, env: Env) {
+    let found = bindings(loader, NEW_BLOOM_FILTER_POLICY);
+    let targets: Vec<_> = found
+        .iter()
+        .filter(|(from, _)| from.contains(caller))
+        .map(|(_, to)| to.as_str())
+        .collect();
+    let expected = match env.preload {
+        Some(shim) => shim.preload().display().to_string(),
+        None => SYSTEM_LIBLEVELDB.to_owned(),
+    };
+    assert!(
+        !targets.is_empty() && targets.iter().all(|to| to.ends_with(&expected)),
+        "NewBloomFilterPolicy from {caller}: bound to {targets:?}, expected {expected}; \
+         every binding of it: {found:?}"
+    );
+}
+
+/// What a program run printed, and how it ended.
+struct Ran {
+    status: ExitStatus,
+    stdout: String,
+    /// The program's own standard error.
+    stderr: String,
+    /// What the dynamic linker reported on standard error (LD_DEBUG), each line starting with
+    /// the process id and a colon.
+    loader: String,
+}
+
+/// Runs `cmd`, printing its output but not the dynamic linker's report (thousands of lines).
+fn run_quietly(cmd: &mut Command) -> Ran {
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    let is_loader_line = |line: &&str| {
+        line.trim_start()
+            .split_once(':')
+            .is_some_and(|(pid, _)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let all_errors = String::from_utf8_lossy(&output.stderr);
+    let (loader, own): (Vec<&str>, Vec<&str>) = all_errors.lines().partition(is_loader_line);
+    let ran = Ran {
+        status: output.status,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: own.iter().map(|l| format!("{l}\n")).collect(),
+        loader: loader.iter().map(|l| format!("{l}\n")).collect(),
+    };
+    print!("{}", ran.stdout);
+    eprint!("{}", ran.stderr);
+    ran
+}
+
+/// [`run_quietly`], requiring success.
+fn run_passing(cmd: &mut Command) -> Ran {
+    let ran = run_quietly(cmd);
+    assert!(ran.status.success(), "{cmd:?} failed: {}", ran.status);
+    ran
+}
+
+/// Runs the program with `args` in `env`, requiring its passing summary and, when sanitized, no
+/// sanitizer report; returns the dynamic linker's report.
+fn run_program(build: Build, args: &[&Path], env: Env) -> String {
     let mut cmd = Command::new(program(build));
     cmd.args(args);
-    if preload {
-        cmd.env(
-            "LD_PRELOAD",
-            shim_lib_dir(false).join("libleveldb_bloom_shim.so"),
-        );
-    }
-    if build.sanitized() {
+    env.apply(&mut cmd);
+    if build == Build::StaticAhead(Shim::Sanitized) {
         asan::set_options(&mut cmd, "");
     }
-    let (stdout, stderr) = run_with_errors(&mut cmd);
+    let ran = run_passing(&mut cmd);
     // Every report stops the program (exit status checked above): this catches a report the
     // options failed to make fatal.
     assert!(
-        !stderr.contains("Sanitizer") && !stderr.contains("runtime error"),
+        !ran.stderr.contains("Sanitizer") && !ran.stderr.contains("runtime error"),
         "sanitizer report from {cmd:?}"
     );
-    let summary = stdout.lines().last().unwrap_or("");
+    let summary = ran.stdout.lines().last().unwrap_or("");
     assert!(
         summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"),
-        "{stdout}"
+        "{}",
+        ran.stdout
     );
-    let shim = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("shim: "))
-        .expect("shim line");
-    let counts: Vec<u64> = shim
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    match counts[..] {
-        [filters_built, keys_tested] => Some(ShimUse {
-            filters_built,
-            keys_tested,
-        }),
-        _ => {
-            assert_eq!(shim, "not in use");
-            None
-        }
-    }
+    ran.loader
 }
 
 /// A fresh folder for one test's databases.
@@ -194,47 +318,27 @@ fn dbs(test: &str) -> PathBuf {
     dir
 }
 
-/// Writes a database with `api` ("cxx" or "c") and returns whether and how the shim ran.
-fn write(build: Build, db: &Path, api: &str, preload: bool) -> Option<ShimUse> {
-    run_program(build, &[Path::new("write"), db, Path::new(api)], preload)
-}
-
-fn write_stock(db: &Path, api: &str) {
-    let shim = write(Build::Dynamic, db, api, false);
-    assert!(
-        shim.is_none(),
-        "stock leveldb must not use the shim: {shim:?}"
-    );
-}
-
-/// Writes with the shim and requires that it built the filters.
-fn write_with_shim(build: Build, db: &Path, api: &str, preload: bool) {
-    let shim = write(build, db, api, preload).expect("the shim must be in use");
-    assert!(shim.filters_built > 0, "the shim built no filter: {shim:?}");
+/// Writes a database with `api` ("cxx" or "c") and requires that NewBloomFilterPolicy was the
+/// shim's if `env` preloads one, leveldb's otherwise.
+fn write(build: Build, db: &Path, api: &str, env: Env) {
+    let loader = run_program(build, &[Path::new("write"), db, Path::new(api)], env);
+    if build == Build::Dynamic {
+        // leveldb's C API makes the policy inside libleveldb.so, its C++ users in the program.
+        let caller = if api == "c" {
+            SYSTEM_LIBLEVELDB.to_owned()
+        } else {
+            program(build).display().to_string()
+        };
+        assert_bound(&loader, &caller, env);
+    }
 }
 
 /// The .ldb files of two databases: same names, same bytes, and filters in them.
 fn assert_same_tables(stock: &Path, shim: &Path) {
-    let tables = |db: &Path| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<_> = std::fs::read_dir(db)
-            .expect("database folder")
-            .map(|entry| entry.expect("entry").path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "ldb"))
-            .map(|path| {
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                (name, std::fs::read(&path).expect("table"))
-            })
-            .collect();
-        files.sort();
-        files
-    };
     let (expected, got) = (tables(stock), tables(shim));
     assert!(!expected.is_empty(), "no table in {}", stock.display());
     for (name, bytes) in &expected {
-        let has_filter = bytes
-            .windows(FILTER_META_KEY.len())
-            .any(|w| w == FILTER_META_KEY);
-        assert!(has_filter, "{name} has no bloom filter block");
+        assert!(has_bloom_filter(bytes), "{name} has no bloom filter block");
     }
     let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
     assert_eq!(names(&expected), names(&got), "table files differ");
@@ -246,26 +350,53 @@ fn assert_same_tables(stock: &Path, shim: &Path) {
     }
 }
 
+/// Requires that a statically linked program holds the shim's core and not leveldb's own policy.
+fn assert_static_shim(build: Build) {
+    let symbols = run(Command::new("nm").arg("-C").arg(program(build)));
+    assert!(
+        symbols.contains(" leveldb_bloom_fill_filter\n"),
+        "no core in {build:?}"
+    );
+    assert!(
+        !symbols.contains(STOCK_POLICY_CLASS),
+        "{build:?} holds leveldb's own policy"
+    );
+}
+
 /// Writes a database through each of `apis` with stock leveldb, and again with the shim linked as
-/// `build` (and preloaded when `preload`): the tables must be the same. Returns the folder holding
+/// `build` (and preloaded as `env` says): the tables must be the same. Returns the folder holding
 /// the databases, `stock-API` and `shim-API`.
-fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], preload: bool) -> PathBuf {
+fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], env: Env) -> PathBuf {
+    if build != Build::Dynamic {
+        assert_static_shim(build);
+    }
     let dir = dbs(test);
     for api in apis {
         let (stock, shim) = (
             dir.join(format!("stock-{api}")),
             dir.join(format!("shim-{api}")),
         );
-        write_stock(&stock, api);
-        write_with_shim(build, &shim, api, preload);
+        write(Build::Dynamic, &stock, api, STOCK);
+        write(build, &shim, api, env);
         assert_same_tables(&stock, &shim);
     }
     dir
 }
 
 /// Runs `shim_db read`: every key found, no absent key found.
-fn read(build: Build, db: &Path, preload: bool) -> Option<ShimUse> {
-    run_program(build, &[Path::new("read"), db], preload)
+fn read(build: Build, db: &Path, env: Env) {
+    let loader = run_program(build, &[Path::new("read"), db], env);
+    if build == Build::Dynamic {
+        assert_bound(&loader, &program(build).display().to_string(), env);
+    }
+}
+
+/// `nm` of `file` with `args`: each line's symbol name (and, with -C, its demangled form).
+fn defined(args: &[&str], file: &Path) -> Vec<String> {
+    run(Command::new("nm").args(args).arg(file))
+        .lines()
+        .filter_map(|line| line.splitn(3, ' ').nth(2).map(str::to_owned))
+        .collect()
 }
 
 #[test]
@@ -273,43 +404,24 @@ fn read(build: Build, db: &Path, preload: bool) -> Option<ShimUse> {
     not(all(has_cmake, has_leveldb)),
     ignore = "needs cmake and libleveldb-dev"
 )]
-fn shim_libraries_leave_leveldb_c_api_alone() {
-    let lib = shim_lib_dir(false);
-    let nm = |args: &[&str], file: &Path| run(Command::new("nm").args(args).arg(file));
-    let is_leveldb_c_symbol =
-        |name: &str| name.starts_with("leveldb_filterpolicy_") || name == "leveldb_free";
-    let defined = |listing: &str| -> Vec<String> {
-        listing
-            .lines()
-            .filter_map(|line| line.split_whitespace().nth(2).map(str::to_owned))
-            .collect()
-    };
+fn shim_libraries_define_only_what_they_replace() {
+    let shim = Shim::Plain;
+    // The archive: NewBloomFilterPolicy and the core's functions it calls, nothing else global
+    // (none of leveldb's C API, none of the standard library's or compiler_builtins' symbols).
+    let mut global = defined(&["-g", "--defined-only"], &shim.archive());
+    global.sort();
+    let mut expected: Vec<_> = CORE_FUNCTIONS.to_vec();
+    expected.insert(0, NEW_BLOOM_FILTER_POLICY);
+    assert_eq!(global, expected);
 
-    let archive = defined(&nm(
-        &["--defined-only"],
-        &lib.join("libleveldb_bloom_shim.a"),
-    ));
-    assert!(archive.iter().any(|s| s == NEW_BLOOM_FILTER_POLICY));
-    assert!(archive.iter().any(|s| s == "leveldb_bloom_fill_filter"));
-    let clashes: Vec<_> = archive.iter().filter(|s| is_leveldb_c_symbol(s)).collect();
+    // The preloadable library exports exactly the function it replaces, and names the libleveldb
+    // it takes FilterPolicy's destructor from.
+    let exported = defined(&["-D", "--defined-only"], &shim.preload());
+    assert_eq!(exported, [NEW_BLOOM_FILTER_POLICY]);
+    let dynamic = cmake_support::dynamic_section(&shim.preload());
     assert!(
-        clashes.is_empty(),
-        "the archive defines leveldb's {clashes:?}"
-    );
-
-    // The preloadable library exports exactly the function it replaces and its counters.
-    let mut exported = defined(&nm(
-        &["-D", "--defined-only"],
-        &lib.join("libleveldb_bloom_shim.so"),
-    ));
-    exported.sort();
-    assert_eq!(
-        exported,
-        [
-            NEW_BLOOM_FILTER_POLICY,
-            "leveldb_bloom_shim_filters_built",
-            "leveldb_bloom_shim_keys_tested"
-        ]
+        dynamic.contains(&format!("Shared library: [{SYSTEM_LIBLEVELDB}]")),
+        "{dynamic}"
     );
 
     // Preloading reaches C callers too because leveldb's C API calls NewBloomFilterPolicy through
@@ -331,8 +443,58 @@ fn shim_libraries_leave_leveldb_c_api_alone() {
     not(all(has_cmake, has_leveldb)),
     ignore = "needs cmake and libleveldb-dev"
 )]
+fn shim_defines_no_exception_type_information() {
+    for shim in [Shim::Plain, Shim::Rtti] {
+        let symbols = defined(&["-C", "--defined-only"], &shim.archive());
+        let std_type_info: Vec<_> = symbols
+            .iter()
+            .filter(|s| {
+                s.starts_with("typeinfo for std::") || s.starts_with("typeinfo name for std::")
+            })
+            .collect();
+        assert!(std_type_info.is_empty(), "{shim:?}: {std_type_info:?}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb)),
+    ignore = "needs cmake and libleveldb-dev"
+)]
+fn an_unused_shim_archive_adds_nothing() {
+    let object = work().join("no_filter.o");
+    run(Command::new("c++")
+        .args(["-std=c++17", "-O2", "-c"])
+        .arg(root().join("shim/tests/no_filter.cc"))
+        .arg("-o")
+        .arg(&object));
+    let link = |name: &str, archive: Option<PathBuf>| {
+        let out = work().join(name);
+        run(Command::new("c++")
+            .arg(&object)
+            .arg("-o")
+            .arg(&out)
+            .args(archive)
+            .arg(library_path("libleveldb.a"))
+            .args(["-lsnappy", "-pthread"])
+            .args(native_static_libs()));
+        std::fs::read(&out).expect("program")
+    };
+    let without = link("no_filter-without", None);
+    let with = link("no_filter-with", Some(Shim::Plain.archive()));
+    assert!(
+        with == without,
+        "linking the shim's archive changed the program"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb)),
+    ignore = "needs cmake and libleveldb-dev"
+)]
 fn cxx_api_preloaded_shim_writes_stock_tables() {
-    assert_writes_stock_tables("cxx-preload", Build::Dynamic, &["cxx"], true);
+    assert_writes_stock_tables("cxx-preload", Build::Dynamic, &["cxx"], PRELOADED);
 }
 
 #[test]
@@ -341,7 +503,27 @@ fn cxx_api_preloaded_shim_writes_stock_tables() {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn c_api_preloaded_shim_writes_stock_tables() {
-    assert_writes_stock_tables("c-preload", Build::Dynamic, &["c"], true);
+    assert_writes_stock_tables("c-preload", Build::Dynamic, &["c"], PRELOADED);
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb)),
+    ignore = "needs cmake and libleveldb-dev"
+)]
+fn preloaded_shim_binds_now() {
+    let env = Env {
+        bind_now: true,
+        ..PRELOADED
+    };
+    assert_writes_stock_tables("bind-now", Build::Dynamic, &["cxx", "c"], env);
+    // A program that has nothing to do with leveldb: every symbol of the shim resolves at load.
+    let ran = run_passing(
+        Command::new("true")
+            .env("LD_PRELOAD", Shim::Plain.preload())
+            .env("LD_BIND_NOW", "1"),
+    );
+    assert!(ran.stderr.is_empty(), "{}", ran.stderr);
 }
 
 #[test]
@@ -352,15 +534,41 @@ fn c_api_preloaded_shim_writes_stock_tables() {
 fn shim_and_stock_read_each_others_databases() {
     let dir = dbs("cross-read");
     let (stock, shim) = (dir.join("stock"), dir.join("shim"));
-    write_stock(&stock, "cxx");
-    write_with_shim(Build::Dynamic, &shim, "cxx", true);
+    write(Build::Dynamic, &stock, "cxx", STOCK);
+    write(Build::Dynamic, &shim, "cxx", PRELOADED);
+    read(Build::Dynamic, &stock, PRELOADED);
+    read(Build::Dynamic, &shim, STOCK);
+}
 
-    let reader = read(Build::Dynamic, &stock, true).expect("the shim must be in use");
-    assert!(reader.keys_tested > 0, "the shim tested no key: {reader:?}");
-    assert!(
-        read(Build::Dynamic, &shim, false).is_none(),
-        "the stock reader must be stock"
-    );
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb)),
+    ignore = "needs cmake and libleveldb-dev"
+)]
+fn a_shim_that_never_matches_fails_every_read() {
+    // The control for the tests above: with the shim's KeyMayMatch broken, reading a stock
+    // database finds none of its keys, preloaded or linked, so the shim's is the one that runs.
+    let dir = dbs("never-matches");
+    let stock = dir.join("stock");
+    write(Build::Dynamic, &stock, "cxx", STOCK);
+    let preloaded = Env {
+        preload: Some(Shim::NeverMatches),
+        bind_now: false,
+    };
+    for (build, env) in [
+        (Build::Dynamic, preloaded),
+        (Build::StaticAhead(Shim::NeverMatches), STOCK),
+    ] {
+        let mut cmd = Command::new(program(build));
+        cmd.arg("read").arg(&stock);
+        env.apply(&mut cmd);
+        let ran = run_quietly(&mut cmd);
+        assert!(
+            ran.stdout.contains("present keys found: 0 of "),
+            "{build:?} found keys: {}",
+            ran.stdout
+        );
+    }
 }
 
 #[test]
@@ -369,7 +577,8 @@ fn shim_and_stock_read_each_others_databases() {
     ignore = "needs cmake and libleveldb-dev"
 )]
 fn static_shim_ahead_of_libleveldb_a_writes_stock_tables() {
-    assert_writes_stock_tables("static-ahead", Build::StaticAhead, &["cxx", "c"], false);
+    let build = Build::StaticAhead(Shim::Plain);
+    assert_writes_stock_tables("static-ahead", build, &["cxx", "c"], STOCK);
 }
 
 #[test]
@@ -382,7 +591,48 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
         "without-bloom-cc",
         Build::WithoutBloomCc,
         &["cxx", "c"],
-        false,
+        STOCK,
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb)),
+    ignore = "needs cmake and libleveldb-dev"
+)]
+fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {
+    // Debian's leveldb has RTTI: its own policy answers typeid and dynamic_cast, and so does the
+    // shim built with LEVELDB_BLOOM_SHIM_RTTI, linked or preloaded.
+    let rtti = Path::new("rtti");
+    run_program(Build::Dynamic, &[rtti], STOCK);
+    let preloaded = Env {
+        preload: Some(Shim::Rtti),
+        bind_now: false,
+    };
+    let loader = run_program(Build::Dynamic, &[rtti], preloaded);
+    assert_bound(
+        &loader,
+        &program(Build::Dynamic).display().to_string(),
+        preloaded,
+    );
+    let build = Build::StaticAhead(Shim::Rtti);
+    assert_static_shim(build);
+    run_program(build, &[rtti], STOCK);
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb)),
+    ignore = "needs cmake and libleveldb-dev"
+)]
+fn negative_bits_per_key_aborts_with_a_message() {
+    let ran = run_quietly(Command::new(program(Build::StaticAhead(Shim::Plain))).arg("negative"));
+    assert_eq!(ran.status.signal(), Some(libc::SIGABRT), "{}", ran.status);
+    assert!(
+        ran.stderr
+            .contains("leveldb-bloom: no bloom filter for a negative bits_per_key"),
+        "{}",
+        ran.stderr
     );
 }
 
@@ -392,13 +642,42 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
     ignore = "needs gcc's libasan/libubsan, cmake and libleveldb-dev"
 )]
 fn static_shim_under_address_and_undefined_behaviour_sanitizers() {
-    let dir = assert_writes_stock_tables(
-        "sanitized-static-ahead",
-        Build::SanitizedStaticAhead,
-        &["cxx", "c"],
-        false,
-    );
-    let reader = read(Build::SanitizedStaticAhead, &dir.join("stock-cxx"), false)
-        .expect("the shim must be in use");
-    assert!(reader.keys_tested > 0, "the shim tested no key: {reader:?}");
+    let build = Build::StaticAhead(Shim::Sanitized);
+    let dir = assert_writes_stock_tables("sanitized-static-ahead", build, &["cxx", "c"], STOCK);
+    read(build, &dir.join("stock-cxx"), STOCK);
+}
+
+/// Runs shim/tests/plyvel_db.py with `args` in `env`, with Debian's python3 (plyvel is installed
+/// for it, not for another python3 first on PATH), requiring success and the binding `env` asks.
+fn plyvel(args: &[&Path], env: Env) {
+    let mut cmd = Command::new("/usr/bin/python3");
+    cmd.arg(root().join("shim/tests/plyvel_db.py")).args(args);
+    env.apply(&mut cmd);
+    let ran = run_passing(&mut cmd);
+    assert_eq!(ran.stdout.lines().last(), Some("passed"), "{}", ran.stdout);
+    // plyvel's own module calls NewBloomFilterPolicy; the dynamic linker binds it from there.
+    assert_bound(&ran.loader, "/plyvel/_plyvel", env);
+}
+
+#[test]
+#[cfg_attr(
+    not(all(has_cmake, has_leveldb, has_plyvel)),
+    ignore = "needs cmake, libleveldb-dev and python3-plyvel"
+)]
+fn plyvel_with_the_shim_preloaded_writes_and_reads_stock_databases() {
+    let dir = dbs("plyvel");
+    let (write, read) = (Path::new("write"), Path::new("read"));
+    let stock = dir.join("stock");
+    plyvel(&[write, &stock], STOCK);
+    let bind_now = Env {
+        bind_now: true,
+        ..PRELOADED
+    };
+    for (name, env) in [("shim", PRELOADED), ("shim-bind-now", bind_now)] {
+        let shim = dir.join(name);
+        plyvel(&[write, &shim], env);
+        assert_same_tables(&stock, &shim);
+        plyvel(&[read, &stock], env);
+        plyvel(&[read, &shim], STOCK);
+    }
 }
