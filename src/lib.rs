@@ -11,15 +11,23 @@
 //! assert!(policy.key_may_match(b"hello", &filter));
 //! ```
 
-pub mod bloom;
-pub mod core_ffi;
-mod fast;
-#[cfg(feature = "leveldb-c-api")]
+// Layers, each importing only from those below it (tests/layers.rs checks this): the format;
+// the hash and the scalar oracle; the kernels; their dispatch; many keys at once and the single
+// query that cannot unwind; the Rust API; the C ABI.
+mod bulk;
+mod dispatch;
 pub mod ffi;
+mod format;
 pub mod hash;
+mod kernels;
+mod no_unwind;
+#[cfg(test)]
+mod path_tests;
+mod policy;
 pub mod scalar;
 
-pub use bloom::{BloomPolicy, POLICY_NAME, key_may_match, key_may_match_batch};
+pub use format::POLICY_NAME;
+pub use policy::{BloomPolicy, key_may_match, key_may_match_batch};
 
 // The README's Rust examples run as doctests, so the README cannot drift from the code.
 #[cfg(doctest)]

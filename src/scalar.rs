@@ -2,7 +2,7 @@
 //! probe at a time. It is the oracle: every fast path in `fast` (src/fast) is tested against it,
 //! and it stays this simple on purpose.
 
-use crate::bloom::MAX_PROBES;
+use crate::format::MAX_PROBES;
 use crate::hash::bloom_hash;
 
 /// Writes the filter for `keys` with `num_probes` probes over all of `out` (bit array, then k),

@@ -9,95 +9,12 @@
 
 use std::ffi::{CStr, c_char, c_int};
 
-use crate::bloom::BloomPolicy;
-use crate::fast::{self, Isa, KeyArrays, KeyEntries};
-
-/// Runs an export's body and turns a panic into the export's documented error result. Internal
-/// C-ABI functions use it too (src/fast/one.rs), as no panic may unwind out of one either.
-macro_rules! ffi_boundary {
-    ($on_panic:expr, $body:block) => {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)
-    };
-}
-pub(crate) use ffi_boundary;
+use crate::dispatch::Isa;
+use crate::ffi::checks::{bytes, policy, query_bytes};
+use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
+use crate::no_unwind::{ffi_boundary, may_match_one_c};
 
 pub(crate) const BLOOM_NAME: &CStr = c"leveldb.BuiltinBloomFilter2";
-
-/// Borrows `len` bytes at `ptr`. `None` when the bytes cannot exist: a NULL pointer with a
-/// non-zero length, or a length past `isize::MAX`. NULL with length 0 is the empty slice.
-///
-/// # Safety
-/// A non-NULL `ptr` must point to `len` readable bytes that outlive `'a`.
-pub(crate) unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8]> {
-    if !can_borrow(ptr, len) {
-        return None;
-    }
-    // SAFETY: accepted just now; readability is the caller's contract.
-    Some(unsafe { accepted_bytes(ptr, len) })
-}
-
-/// Whether [`bytes`] borrows `len` bytes at `ptr` rather than answering `None`.
-pub(crate) fn can_borrow(ptr: *const c_char, len: usize) -> bool {
-    len == 0 || (!ptr.is_null() && is_object_length(len))
-}
-
-/// Whether some object can be `len` bytes long: none is longer than `isize::MAX` (C's
-/// `PTRDIFF_MAX`), which is also what `std::slice::from_raw_parts` requires.
-#[inline(always)]
-fn is_object_length(len: usize) -> bool {
-    len <= isize::MAX as usize
-}
-
-/// [`bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them again:
-/// a C caller's keys are checked a chunk at a time before any of them is borrowed
-/// (`fast::KeyArrays`), and checking each key again cost the build of a 100-key filter 8% (0.5 ns
-/// per key on Zen 5, when the whole array was checked first).
-///
-/// # Safety
-/// `can_borrow(ptr, len)` must hold, and a non-NULL `ptr` must point to `len` readable bytes
-/// that outlive `'a`.
-pub(crate) unsafe fn accepted_bytes<'a>(ptr: *const c_char, len: usize) -> &'a [u8] {
-    if len == 0 {
-        return &[];
-    }
-    // SAFETY: with bytes in it, the key is non-NULL and its length in range (`can_borrow`);
-    // readability is the caller's contract.
-    unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
-}
-
-/// A query's key and filter, borrowed when both pointers are non-NULL, both lengths in range and
-/// the filter frames a bit array (2 bytes or more): every call but a bad or empty one, decided in
-/// a few predictable branches that change no register. `None` leaves the rest to [`bytes`],
-/// whose checks compile to conditional moves that put the key's address later: taking this way
-/// first cut `leveldb_filterpolicy_key_may_match` on a block filter from 10.0–10.6 to 9.7 ns
-/// (`cargo bench --bench vs_leveldb -- block`, Zen 5).
-///
-/// # Safety
-/// As [`bytes`], for both.
-#[inline(always)]
-pub(crate) unsafe fn query_bytes<'a>(
-    key: *const c_char,
-    key_length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> Option<(&'a [u8], &'a [u8])> {
-    // As signed, a length past isize::MAX is negative: one compare checks that the filter's
-    // length is in range and frames a bit array, where two would be combined into a register.
-    if key.is_null()
-        || filter.is_null()
-        || !is_object_length(key_length)
-        || (filter_length as isize) < 2
-    {
-        return None;
-    }
-    // SAFETY: non-NULL, lengths in range; readability is the caller's contract.
-    unsafe {
-        Some((
-            std::slice::from_raw_parts(key.cast::<u8>(), key_length),
-            std::slice::from_raw_parts(filter.cast::<u8>(), filter_length),
-        ))
-    }
-}
 
 /// A key: `size` bytes at `data`. Laid out as `leveldb::Slice` (`const char* data_; size_t
 /// size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
@@ -107,11 +24,6 @@ pub(crate) unsafe fn query_bytes<'a>(
 pub struct leveldb_bloom_slice_t {
     pub data: *const c_char,
     pub size: usize,
-}
-
-/// The policy `NewBloomFilterPolicy(bits_per_key)` makes; `None` for a negative `bits_per_key`.
-pub(crate) fn policy(bits_per_key: c_int) -> Option<BloomPolicy> {
-    u32::try_from(bits_per_key).ok().map(BloomPolicy::new)
 }
 
 /// The name leveldb records in a table for these filters: `"leveldb.BuiltinBloomFilter2"`, in
@@ -205,11 +117,11 @@ pub unsafe extern "C" fn leveldb_bloom_key_may_match(
         // SAFETY: per the contract.
         if let Some((key, filter)) = unsafe { query_bytes(key, key_length, filter, filter_length) }
         {
-            return fast::may_match_one_c(key, filter);
+            return may_match_one_c(key, filter);
         }
         // SAFETY: per the contract.
         match unsafe { (bytes(key, key_length), bytes(filter, filter_length)) } {
-            (Some(key), Some(filter)) => fast::may_match_one_c(key, filter),
+            (Some(key), Some(filter)) => may_match_one_c(key, filter),
             _ => 1,
         }
     })

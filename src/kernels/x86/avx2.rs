@@ -6,35 +6,54 @@
 
 use std::arch::x86_64::*;
 
-use super::{CHUNK, Probes, tail_word};
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
+use crate::kernels::CHUNK;
+use crate::kernels::portable::{self, bloom_hash_one};
+use crate::kernels::positions::Probes;
 
-/// [`super::fill_chunk`] with AVX2: the probe positions 8 lanes per instruction.
+/// [`portable::fill_chunk`] with AVX2: the hashes 8 keys and the probe positions 8 lanes per
+/// instruction.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn fill_chunk(
+pub(crate) unsafe fn fill_chunk(
     probes: &Probes,
-    hashes: &[u32; CHUNK],
+    keys: &[&[u8]; CHUNK],
     n: usize,
     array: &mut [u8],
 ) {
-    super::fill_chunk(probes, hashes, n, array);
+    // SAFETY: the CPU supports AVX2, by this function's contract.
+    let hashes = unsafe { hash_chunk(keys, n) };
+    portable::fill_hashed_chunk(probes, &hashes, n, array);
 }
 
-/// [`super::test_chunk`] with AVX2.
+/// [`portable::test_chunk`] with AVX2.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn test_chunk(
+pub(crate) unsafe fn test_chunk(
     probes: &Probes,
-    hashes: &[u32; CHUNK],
+    keys: &[&[u8]; CHUNK],
     array: &[u8],
     out: &mut [bool],
 ) {
-    super::test_chunk(probes, hashes, array, out);
+    // SAFETY: the CPU supports AVX2, by this function's contract.
+    let hashes = unsafe { hash_chunk(keys, out.len()) };
+    portable::test_hashed_chunk(probes, &hashes, array, out);
+}
+
+/// The hashes of the first `n` keys of a chunk (the rest are stale).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
+    let mut hashes = [0; CHUNK];
+    // SAFETY: the CPU supports AVX2, by this function's contract.
+    unsafe { hash_keys(&keys[..n], &mut hashes[..n]) };
+    hashes
 }
 
 /// Keys longer than this are hashed one at a time: a lane holds one row of 8 words, and long
@@ -46,7 +65,7 @@ const MAX_LANE_KEY_LEN: usize = 32;
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
+pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
     let mut groups = keys.chunks_exact(8);
     let mut outs = hashes.chunks_exact_mut(8);
     for (group, out) in (&mut groups).zip(&mut outs) {
@@ -67,6 +86,20 @@ pub(super) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
     }
     for (key, hash) in groups.remainder().iter().zip(outs.into_remainder()) {
         *hash = bloom_hash(key);
+    }
+}
+
+/// The little-endian value of the 1..3 bytes after the key's last whole word (0 if none).
+#[inline(always)]
+fn tail_word(key: &[u8]) -> u32 {
+    let tail = key.len() % 4;
+    match key.last_chunk::<4>() {
+        // The key's last 4 bytes, shifted down to its tail bytes (to nothing without a tail).
+        Some(&last) => (u64::from(u32::from_le_bytes(last)) >> (8 * (4 - tail))) as u32,
+        None => key
+            .iter()
+            .rev()
+            .fold(0, |acc, &b| (acc << 8) | u32::from(b)),
     }
 }
 
@@ -168,9 +201,9 @@ fn hash8(keys: &[&[u8]; 8]) -> [u32; 8] {
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn may_match_one(key: &[u8], array: &[u8], k: u8) -> bool {
+pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     assert!(array.len() >= 4, "a 4-byte read must fit in the array");
-    let h = super::one::bloom_hash_one::<false>(key);
+    let h = bloom_hash_one::<false>(key);
     let probes = Probes::new(array.len(), k);
     let magic = _mm256_set1_epi64x(i64::from(probes.magic));
     let len = _mm256_set1_epi64x(i64::from(probes.len));

@@ -5,8 +5,11 @@
 use std::arch::x86_64::*;
 use std::ffi::c_char;
 
-use super::{CHUNK, Isa, Keys, NO_KEY, prefetch_line};
-use crate::core_ffi::{accepted_bytes, can_borrow, leveldb_bloom_slice_t};
+use crate::dispatch::Isa;
+use crate::ffi::checks::{accepted_bytes, can_borrow};
+use crate::ffi::extensions::leveldb_bloom_slice_t;
+use crate::kernels::keys::{Keys, NO_KEY};
+use crate::kernels::{CHUNK, prefetch_line};
 
 /// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays: 128, 256, 512 and
 /// 2048 measured alike.

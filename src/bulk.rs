@@ -1,0 +1,69 @@
+//! Many keys at once: building a filter's bit array and batch queries, a chunk of keys at a time
+//! through the dispatched kernels, or with AVX-512 in batches of probes.
+
+use crate::dispatch::Isa;
+#[cfg(target_arch = "x86_64")]
+use crate::dispatch::ProbeBatch;
+use crate::format::parse;
+use crate::kernels::CHUNK;
+use crate::kernels::keys::{Keys, for_each_chunk};
+use crate::kernels::positions::Probes;
+
+/// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
+pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: impl Keys<'k>, array: &mut [u8]) {
+    let probes = Probes::new(array.len(), k);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(batch) = isa.probe_batch(array, k, keys.max_len().unwrap_or(usize::MAX)) {
+        return in_batches(&probes, batch, keys, |batch| batch.set_bits(array));
+    }
+    for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
+}
+
+/// Adds the probes of `keys` to `batch` a chunk at a time, and hands it to `empty` (which must
+/// empty it) whenever it is full and once at the end. `batch` must come from
+/// [`Isa::probe_batch`], which gives one only with AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_batches<'k>(
+    probes: &Probes,
+    mut batch: ProbeBatch,
+    keys: impl Keys<'k>,
+    mut empty: impl FnMut(&mut ProbeBatch),
+) {
+    for_each_chunk(keys, |chunk, n| {
+        batch.add_chunk(probes, chunk, n);
+        if batch.is_full() {
+            empty(&mut batch);
+        }
+    });
+    empty(&mut batch);
+}
+
+/// leveldb's `KeyMayMatch` for each key, written to `results` in order; `results` must have
+/// one slot per key.
+pub(crate) fn may_match_batch<'k>(
+    isa: Isa,
+    keys: impl Keys<'k>,
+    filter: &[u8],
+    results: &mut [bool],
+) {
+    let (array, probes) = match parse(filter) {
+        Ok((array, k)) => (array, Probes::new(array.len(), k)),
+        Err(answer) => {
+            results.fill(answer);
+            return;
+        }
+    };
+    #[cfg(target_arch = "x86_64")]
+    if let Some(batch) = isa.probe_batch(array, probes.k, results.len()) {
+        let mut answered = 0;
+        return in_batches(&probes, batch, keys, |batch| {
+            answered += batch.test_bits(array, &mut results[answered..]);
+        });
+    }
+    let mut results = results.chunks_mut(CHUNK);
+    for_each_chunk(keys, |chunk, n| {
+        let out = results.next().expect("one result slot per key");
+        isa.test_chunk(&probes, chunk, array, &mut out[..n]);
+    });
+}
