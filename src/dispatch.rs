@@ -83,16 +83,11 @@ impl Isa {
         let mut isas = vec![Isa::Portable];
         #[cfg(target_arch = "x86_64")]
         {
-            use std::arch::is_x86_feature_detected as has;
-            if has!("avx2") {
+            use crate::kernels::x86::features::features;
+            if features!(avx2 => detected!()) {
                 isas.push(Isa::Avx2);
             }
-            if has!("avx512f")
-                && has!("avx512bw")
-                && has!("avx512vl")
-                && has!("avx512vbmi")
-                && has!("bmi2")
-            {
+            if features!(avx512 => detected!()) {
                 isas.push(Isa::Avx512);
             }
         }

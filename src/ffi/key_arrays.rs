@@ -9,6 +9,8 @@ use crate::dispatch::Isa;
 use crate::ffi::checks::{accepted_bytes, can_borrow};
 use crate::ffi::extensions::leveldb_bloom_slice_t;
 use crate::kernels::keys::{Keys, NO_KEY};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::x86::features::avx512;
 use crate::kernels::{CHUNK, prefetch_line};
 
 /// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays: 128, 256, 512 and
@@ -219,56 +221,58 @@ impl<'k> KeyEntries<'k> for &'k [leveldb_bloom_slice_t] {
     }
 }
 
-/// [`PointersAndLengths::all_valid`] with AVX-512.
-///
-/// # Safety
-/// The CPU must support the features of [`Isa::Avx512`].
 #[cfg(all(target_arch = "x86_64", feature = "leveldb-c-api"))]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-unsafe fn arrays_valid_avx512(pointers: &[*const c_char], lengths: &[usize]) -> bool {
-    let n = pointers.len().min(lengths.len());
-    let mut invalid: __mmask8 = 0;
-    for start in (0..n).step_by(8) {
-        let entries = _bzhi_u32(0xff, (n - start).min(8) as u32) as __mmask8;
-        // SAFETY: the mask enables only entries start..n, inside both arrays; masked-off lanes are
-        // never accessed, and read as zero (an empty key, which can exist).
-        let (ptr, len) = unsafe {
-            (
-                _mm512_maskz_loadu_epi64(entries, pointers.as_ptr().add(start).cast()),
-                _mm512_maskz_loadu_epi64(entries, lengths.as_ptr().add(start).cast()),
-            )
-        };
-        // NULL with bytes in it, or more than isize::MAX bytes (the sign bit set).
-        let has_bytes = _mm512_test_epi64_mask(len, len);
-        invalid |= _mm512_mask_testn_epi64_mask(has_bytes, ptr, ptr)
-            | _mm512_cmplt_epi64_mask(len, _mm512_setzero_si512());
+avx512!(
+    /// [`PointersAndLengths::all_valid`] with AVX-512.
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`Isa::Avx512`].
+    unsafe fn arrays_valid_avx512(pointers: &[*const c_char], lengths: &[usize]) -> bool {
+        let n = pointers.len().min(lengths.len());
+        let mut invalid: __mmask8 = 0;
+        for start in (0..n).step_by(8) {
+            let entries = _bzhi_u32(0xff, (n - start).min(8) as u32) as __mmask8;
+            // SAFETY: the mask enables only entries start..n, inside both arrays; masked-off lanes are
+            // never accessed, and read as zero (an empty key, which can exist).
+            let (ptr, len) = unsafe {
+                (
+                    _mm512_maskz_loadu_epi64(entries, pointers.as_ptr().add(start).cast()),
+                    _mm512_maskz_loadu_epi64(entries, lengths.as_ptr().add(start).cast()),
+                )
+            };
+            // NULL with bytes in it, or more than isize::MAX bytes (the sign bit set).
+            let has_bytes = _mm512_test_epi64_mask(len, len);
+            invalid |= _mm512_mask_testn_epi64_mask(has_bytes, ptr, ptr)
+                | _mm512_cmplt_epi64_mask(len, _mm512_setzero_si512());
+        }
+        invalid == 0
     }
-    invalid == 0
-}
+);
 
-/// The slices' [`KeyEntries::all_valid`] with AVX-512: 4 slices per vector, each a pointer (even
-/// lane) and a length (odd lane).
-///
-/// # Safety
-/// The CPU must support the features of [`Isa::Avx512`].
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-unsafe fn slices_valid_avx512(slices: &[leveldb_bloom_slice_t]) -> bool {
-    // leveldb_bloom_slice_t is two 8-byte fields, without padding.
-    let words = 2 * slices.len();
-    let first = slices.as_ptr().cast::<u64>();
-    let mut invalid: __mmask8 = 0;
-    for start in (0..words).step_by(8) {
-        let lanes = _bzhi_u32(0xff, (words - start).min(8) as u32) as __mmask8;
-        // SAFETY: the mask enables only words start..words, inside the slices; masked-off lanes
-        // are never accessed, and read as zero (an empty key, which can exist).
-        let v = unsafe { _mm512_maskz_loadu_epi64(lanes, first.add(start).cast()) };
-        let nonzero = _mm512_test_epi64_mask(v, v);
-        // NULL with bytes in it (the length's mask bit moved onto its pointer's), or more than
-        // isize::MAX bytes (a length with the sign bit set).
-        let has_bytes = (nonzero & 0xaa) >> 1;
-        invalid |=
-            (!nonzero & has_bytes) | (_mm512_cmplt_epi64_mask(v, _mm512_setzero_si512()) & 0xaa);
+avx512!(
+    /// The slices' [`KeyEntries::all_valid`] with AVX-512: 4 slices per vector, each a pointer (even
+    /// lane) and a length (odd lane).
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`Isa::Avx512`].
+    unsafe fn slices_valid_avx512(slices: &[leveldb_bloom_slice_t]) -> bool {
+        // leveldb_bloom_slice_t is two 8-byte fields, without padding.
+        let words = 2 * slices.len();
+        let first = slices.as_ptr().cast::<u64>();
+        let mut invalid: __mmask8 = 0;
+        for start in (0..words).step_by(8) {
+            let lanes = _bzhi_u32(0xff, (words - start).min(8) as u32) as __mmask8;
+            // SAFETY: the mask enables only words start..words, inside the slices; masked-off lanes
+            // are never accessed, and read as zero (an empty key, which can exist).
+            let v = unsafe { _mm512_maskz_loadu_epi64(lanes, first.add(start).cast()) };
+            let nonzero = _mm512_test_epi64_mask(v, v);
+            // NULL with bytes in it (the length's mask bit moved onto its pointer's), or more than
+            // isize::MAX bytes (a length with the sign bit set).
+            let has_bytes = (nonzero & 0xaa) >> 1;
+            invalid |= (!nonzero & has_bytes)
+                | (_mm512_cmplt_epi64_mask(v, _mm512_setzero_si512()) & 0xaa);
+        }
+        invalid == 0
     }
-    invalid == 0
-}
+);

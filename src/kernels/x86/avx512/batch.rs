@@ -4,6 +4,7 @@
 use super::rows::{ProbeRow, RowWriter, probed_bytes, set_probed_bits};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::Probes;
+use crate::kernels::x86::features::avx512;
 
 /// Probes per [`ProbeBatch`]: 4096 keys at k = 6, 120 KB of rows.
 const BATCH_PROBES: usize = 4096 * 6;
@@ -14,30 +15,36 @@ const BATCH_PROBES: usize = 4096 * 6;
 /// and one call of 1M keys 15% faster (the benchmark's 1M rows).
 const MIN_BATCH_KEYS: usize = 1024;
 
-/// Adds the probes of a chunk's first `n` keys to `batch`: its k rows, written by a [`RowWriter`]
-/// straight into the batch's memory. Handed on by [`for_each_probe_row`] and copied into the
-/// batch, they took 1M-key batch queries 5.04–5.23 ns per key against 4.82–4.95
-/// (`single_query_ab --stream --batch --chunk 1000000`, Zen 5, three runs).
-///
-/// # Safety
-/// The CPU must support the features of [`super::Isa::Avx512`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-unsafe fn probe_chunk(probes: &Probes, keys: &[&[u8]; CHUNK], n: usize, batch: &mut ProbeBatch) {
-    debug_assert!(batch.last_chunk_keys == CHUNK, "keys after a partial chunk");
-    debug_assert_eq!(batch.k, usize::from(probes.k));
-    let written = batch.rows.len();
-    // The batch is emptied once full, so a chunk's rows always fit its capacity.
-    let rows = &mut batch.rows.spare_capacity_mut()[..batch.k];
-    let mut writer = RowWriter::new(probes, keys, n);
-    for row in rows {
-        // SAFETY: `row` is the batch's own memory, valid for writes.
-        unsafe { writer.write(row.as_mut_ptr()) };
+avx512!(
+    /// Adds the probes of a chunk's first `n` keys to `batch`: its k rows, written by a [`RowWriter`]
+    /// straight into the batch's memory. Handed on by [`for_each_probe_row`] and copied into the
+    /// batch, they took 1M-key batch queries 5.04–5.23 ns per key against 4.82–4.95
+    /// (`single_query_ab --stream --batch --chunk 1000000`, Zen 5, three runs).
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`super::Isa::Avx512`].
+    unsafe fn probe_chunk(
+        probes: &Probes,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+        batch: &mut ProbeBatch,
+    ) {
+        debug_assert!(batch.last_chunk_keys == CHUNK, "keys after a partial chunk");
+        debug_assert_eq!(batch.k, usize::from(probes.k));
+        let written = batch.rows.len();
+        // The batch is emptied once full, so a chunk's rows always fit its capacity.
+        let rows = &mut batch.rows.spare_capacity_mut()[..batch.k];
+        let mut writer = RowWriter::new(probes, keys, n);
+        for row in rows {
+            // SAFETY: `row` is the batch's own memory, valid for writes.
+            unsafe { writer.write(row.as_mut_ptr()) };
+        }
+        // SAFETY: the k rows after the first `written` were all written just above, every lane.
+        unsafe { batch.rows.set_len(written + batch.k) };
+        batch.below = batch.below.max(probes.len);
+        batch.last_chunk_keys = n;
     }
-    // SAFETY: the k rows after the first `written` were all written just above, every lane.
-    unsafe { batch.rows.set_len(written + batch.k) };
-    batch.below = batch.below.max(probes.len);
-    batch.last_chunk_keys = n;
-}
+);
 
 /// The probes of a batch of keys, of whole chunks, in the rows a [`RowWriter`] writes:
 /// for an array past the L2 cache, every probe of the batch is computed before any is read or

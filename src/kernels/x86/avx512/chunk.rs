@@ -9,95 +9,98 @@ use super::registers::Lookup;
 use super::rows::{for_each_probe_row, probed_bytes, set_probed_bits};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::Probes;
+use crate::kernels::x86::features::avx512;
 
-/// [`super::fill_chunk`]: the chunk's hashes and probe positions 16 lanes per instruction
-/// ([`for_each_probe_row`]), then the bits set.
-///
-/// # Safety
-/// The CPU must support the features of [`super::Isa::Avx512`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-pub(crate) unsafe fn fill_chunk(
-    probes: &Probes,
-    keys: &[&[u8]; CHUNK],
-    n: usize,
-    array: &mut [u8],
-) {
-    assert!(probes.len as usize <= array.len());
-    for_each_probe_row(probes, keys, n, |bytes, masks| {
-        // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
-        unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
-    });
-}
+avx512!(
+    /// [`super::fill_chunk`]: the chunk's hashes and probe positions 16 lanes per instruction
+    /// ([`for_each_probe_row`]), then the bits set.
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`super::Isa::Avx512`].
+    pub(crate) unsafe fn fill_chunk(
+        probes: &Probes,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+        array: &mut [u8],
+    ) {
+        assert!(probes.len as usize <= array.len());
+        for_each_probe_row(probes, keys, n, |bytes, masks| {
+            // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
+            unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
+        });
+    }
+);
 
-/// [`super::test_chunk`]: every probe of every key tested (an early exit would mispredict about
-/// once per key); 16 keys' probes per instruction from a bit array in registers; for a larger
-/// one, one plain load per probe from [`for_each_probe_row`]'s rows ([`probed_bytes`]), tested
-/// 64 keys per instruction.
-///
-/// # Safety
-/// The CPU must support the features of [`super::Isa::Avx512`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-pub(crate) unsafe fn test_chunk(
-    probes: &Probes,
-    keys: &[&[u8]; CHUNK],
-    array: &[u8],
-    out: &mut [bool],
-) {
-    let n = out.len();
-    let registers = match Lookup::new(array) {
-        Lookup::Registers(registers) => registers,
-        Lookup::Memory(array) => {
-            // Plain loads, measured faster than gathers on Zen 5. Each row's probed bytes are
-            // copied out and tested against their masks 64 at a time, so a probe costs no more
-            // than its load and one store (15% faster than testing and AND-ing each in scalar
-            // code).
-            assert!(probes.len as usize <= array.len(), "probes past the array");
-            let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
-            let mut set = keys_in_chunk;
-            for_each_probe_row(probes, keys, n, |bytes, masks| {
-                // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
-                let probed = unsafe { probed_bytes(array, bytes) };
-                // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
-                // first n bytes, all of `masks`.
-                let (probed, masks) = unsafe {
-                    (
-                        _mm512_loadu_si512(probed.as_ptr().cast()),
-                        _mm512_maskz_loadu_epi8(keys_in_chunk, masks.as_ptr().cast()),
+avx512!(
+    /// [`super::test_chunk`]: every probe of every key tested (an early exit would mispredict about
+    /// once per key); 16 keys' probes per instruction from a bit array in registers; for a larger
+    /// one, one plain load per probe from [`for_each_probe_row`]'s rows ([`probed_bytes`]), tested
+    /// 64 keys per instruction.
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`super::Isa::Avx512`].
+    pub(crate) unsafe fn test_chunk(
+        probes: &Probes,
+        keys: &[&[u8]; CHUNK],
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        let n = out.len();
+        let registers = match Lookup::new(array) {
+            Lookup::Registers(registers) => registers,
+            Lookup::Memory(array) => {
+                // Plain loads, measured faster than gathers on Zen 5. Each row's probed bytes are
+                // copied out and tested against their masks 64 at a time, so a probe costs no more
+                // than its load and one store (15% faster than testing and AND-ing each in scalar
+                // code).
+                assert!(probes.len as usize <= array.len(), "probes past the array");
+                let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
+                let mut set = keys_in_chunk;
+                for_each_probe_row(probes, keys, n, |bytes, masks| {
+                    // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
+                    let probed = unsafe { probed_bytes(array, bytes) };
+                    // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
+                    // first n bytes, all of `masks`.
+                    let (probed, masks) = unsafe {
+                        (
+                            _mm512_loadu_si512(probed.as_ptr().cast()),
+                            _mm512_maskz_loadu_epi8(keys_in_chunk, masks.as_ptr().cast()),
+                        )
+                    };
+                    set &= _mm512_test_epi8_mask(probed, masks);
+                });
+                // SAFETY: the mask enables the first n bytes, all inside `out`; each is 0 or 1, a
+                // valid bool.
+                unsafe {
+                    _mm512_mask_storeu_epi8(
+                        out.as_mut_ptr().cast(),
+                        keys_in_chunk,
+                        _mm512_maskz_set1_epi8(set, 1),
                     )
                 };
-                set &= _mm512_test_epi8_mask(probed, masks);
-            });
-            // SAFETY: the mask enables the first n bytes, all inside `out`; each is 0 or 1, a
-            // valid bool.
+                return;
+            }
+        };
+        let hashes = hash_chunk(keys, n);
+        let positions = Positions::new(probes);
+        for (mut h, out) in hashes.into_iter().zip(out.chunks_mut(LANES)) {
+            let delta = _mm512_ror_epi32::<17>(h);
+            let mut set: __mmask16 = !0;
+            for _ in 0..probes.k {
+                let (byte, bit) = positions.of(h);
+                set &= registers.is_set(byte, bit);
+                h = _mm512_add_epi32(h, delta);
+            }
+            let written = u16::MAX >> (LANES - out.len());
+            // SAFETY: the mask enables the first out.len() bytes, all inside `out`; each is 0 or 1,
+            // a valid bool.
             unsafe {
-                _mm512_mask_storeu_epi8(
+                _mm_mask_storeu_epi8(
                     out.as_mut_ptr().cast(),
-                    keys_in_chunk,
-                    _mm512_maskz_set1_epi8(set, 1),
+                    written,
+                    _mm_maskz_set1_epi8(set, 1),
                 )
             };
-            return;
         }
-    };
-    let hashes = hash_chunk(keys, n);
-    let positions = Positions::new(probes);
-    for (mut h, out) in hashes.into_iter().zip(out.chunks_mut(LANES)) {
-        let delta = _mm512_ror_epi32::<17>(h);
-        let mut set: __mmask16 = !0;
-        for _ in 0..probes.k {
-            let (byte, bit) = positions.of(h);
-            set &= registers.is_set(byte, bit);
-            h = _mm512_add_epi32(h, delta);
-        }
-        let written = u16::MAX >> (LANES - out.len());
-        // SAFETY: the mask enables the first out.len() bytes, all inside `out`; each is 0 or 1,
-        // a valid bool.
-        unsafe {
-            _mm_mask_storeu_epi8(
-                out.as_mut_ptr().cast(),
-                written,
-                _mm_maskz_set1_epi8(set, 1),
-            )
-        };
     }
-}
+);

@@ -7,6 +7,7 @@ use super::positions::Positions;
 use super::{GROUPS, LANES};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::Probes;
+use crate::kernels::x86::features::avx512;
 
 /// One probe of each key of a chunk: the byte, and the bit in it as a mask.
 pub(crate) type ProbeRow = ([u32; CHUNK], [u8; CHUNK]);
@@ -76,84 +77,87 @@ pub(crate) struct RowWriter {
 }
 
 impl RowWriter {
-    /// Hashes the first `n` keys of a chunk.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-    pub(crate) fn new(probes: &Probes, keys: &[&[u8]; CHUNK], n: usize) -> RowWriter {
-        let h = hash_chunk(keys, n);
-        RowWriter {
-            // Double hashing: the second hash is the first rotated right by 17 bits.
-            delta: h.map(|h| _mm512_ror_epi32::<17>(h)),
-            h,
-            positions: Positions::new(probes),
-            len: _mm512_set1_epi32(probes.len as i32),
-        }
-    }
-
-    /// Writes the next row to `row`, every lane of it.
-    ///
-    /// # Safety
-    /// `row` must be valid for writes.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-    pub(crate) unsafe fn write(&mut self, row: *mut ProbeRow) {
-        // SAFETY: `row` is valid for writes, by this function's contract; no reference to its
-        // memory is made, which may be uninitialised.
-        let (bytes, masks) = unsafe {
-            (
-                (&raw mut (*row).0).cast::<u32>(),
-                (&raw mut (*row).1).cast::<u8>(),
-            )
-        };
-        let one = _mm512_set1_epi32(1);
-        let mut outside = 0;
-        for v in 0..GROUPS {
-            let (byte, bit) = self.positions.of(self.h[v]);
-            outside |= _mm512_cmpge_epu32_mask(byte, self.len);
-            self.h[v] = _mm512_add_epi32(self.h[v], self.delta[v]);
-            // SAFETY: the stores write 16 u32s inside the row's 64 bytes and 16 u8s inside its
-            // 64 masks.
-            unsafe {
-                _mm512_storeu_si512(bytes.add(v * LANES).cast(), byte);
-                _mm_storeu_si128(
-                    masks.add(v * LANES).cast(),
-                    _mm512_cvtepi32_epi8(_mm512_sllv_epi32(one, bit)),
-                );
+    avx512!(
+        /// Hashes the first `n` keys of a chunk.
+        #[inline]
+        pub(crate) fn new(probes: &Probes, keys: &[&[u8]; CHUNK], n: usize) -> RowWriter {
+            let h = hash_chunk(keys, n);
+            RowWriter {
+                // Double hashing: the second hash is the first rotated right by 17 bits.
+                delta: h.map(|h| _mm512_ror_epi32::<17>(h)),
+                h,
+                positions: Positions::new(probes),
+                len: _mm512_set1_epi32(probes.len as i32),
             }
         }
-        assert_eq!(outside, 0, "a probe position past the array");
-    }
+    );
+
+    avx512!(
+        /// Writes the next row to `row`, every lane of it.
+        ///
+        /// # Safety
+        /// `row` must be valid for writes.
+        #[inline]
+        pub(crate) unsafe fn write(&mut self, row: *mut ProbeRow) {
+            // SAFETY: `row` is valid for writes, by this function's contract; no reference to its
+            // memory is made, which may be uninitialised.
+            let (bytes, masks) = unsafe {
+                (
+                    (&raw mut (*row).0).cast::<u32>(),
+                    (&raw mut (*row).1).cast::<u8>(),
+                )
+            };
+            let one = _mm512_set1_epi32(1);
+            let mut outside = 0;
+            for v in 0..GROUPS {
+                let (byte, bit) = self.positions.of(self.h[v]);
+                outside |= _mm512_cmpge_epu32_mask(byte, self.len);
+                self.h[v] = _mm512_add_epi32(self.h[v], self.delta[v]);
+                // SAFETY: the stores write 16 u32s inside the row's 64 bytes and 16 u8s inside its
+                // 64 masks.
+                unsafe {
+                    _mm512_storeu_si512(bytes.add(v * LANES).cast(), byte);
+                    _mm_storeu_si128(
+                        masks.add(v * LANES).cast(),
+                        _mm512_cvtepi32_epi8(_mm512_sllv_epi32(one, bit)),
+                    );
+                }
+            }
+            assert_eq!(outside, 0, "a probe position past the array");
+        }
+    );
 }
 
-/// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`] wrote
-/// for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone). Every
-/// byte `f` gets is below `probes.len`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-pub(crate) fn for_each_probe_row(
-    probes: &Probes,
-    keys: &[&[u8]; CHUNK],
-    n: usize,
-    mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
-) {
-    let mut writer = RowWriter::new(probes, keys, n);
-    // The next row is written while `f` reads this one, so that f's loads find their row
-    // stored well before instead of waiting on vector stores just ahead of them: block builds
-    // measured 3–4% faster on Zen 5.
-    let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); 2];
-    let [even, odd] = &mut rows;
-    // SAFETY: `even` is a local row, valid for writes.
-    unsafe { writer.write(even) };
-    for probe in 0..probes.k {
-        let (this, next) = if probe % 2 == 0 {
-            (&*even, &mut *odd)
-        } else {
-            (&*odd, &mut *even)
-        };
-        if probe + 1 < probes.k {
-            // SAFETY: `next` is a local row, valid for writes.
-            unsafe { writer.write(next) };
+avx512!(
+    /// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`] wrote
+    /// for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone). Every
+    /// byte `f` gets is below `probes.len`.
+    #[inline]
+    pub(crate) fn for_each_probe_row(
+        probes: &Probes,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+        mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
+    ) {
+        let mut writer = RowWriter::new(probes, keys, n);
+        // The next row is written while `f` reads this one, so that f's loads find their row
+        // stored well before instead of waiting on vector stores just ahead of them: block builds
+        // measured 3–4% faster on Zen 5.
+        let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); 2];
+        let [even, odd] = &mut rows;
+        // SAFETY: `even` is a local row, valid for writes.
+        unsafe { writer.write(even) };
+        for probe in 0..probes.k {
+            let (this, next) = if probe % 2 == 0 {
+                (&*even, &mut *odd)
+            } else {
+                (&*odd, &mut *even)
+            };
+            if probe + 1 < probes.k {
+                // SAFETY: `next` is a local row, valid for writes.
+                unsafe { writer.write(next) };
+            }
+            f(&this.0, &this.1);
         }
-        f(&this.0, &this.1);
     }
-}
+);

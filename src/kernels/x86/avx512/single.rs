@@ -6,6 +6,7 @@ use super::positions::{InversePositions, Positions};
 use super::registers::{Lookup, Registers};
 use crate::kernels::portable::bloom_hash_one;
 use crate::kernels::positions::Probes;
+use crate::kernels::x86::features::avx512;
 
 /// 64-bit lanes per vector, as the single-key query uses them.
 const QWORD_LANES: u32 = 8;
@@ -20,93 +21,95 @@ pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     unsafe { may_match_no_unwind(k.into(), key, array) != 0 }
 }
 
-/// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
-/// the hash in scalar code, then 8 probes at once, one per 64-bit lane, with no branch on the
-/// bits. 64-bit lanes need no 10-cycle `vpmulld` (the 32-bit multiplies here take the low half
-/// of each lane) and no permute to rejoin even and odd lanes; 8 lanes cover the usual k (6 at 10
-/// bits per key) in one round.
-///
-/// A C-ABI function returning 0 or 1, so that a call to it cannot unwind, and the C entries
-/// reach it by a tail jump (see [`super::one::may_match_one_c`]); `k` comes first so that they
-/// pass the key and filter on in the registers they arrive in. A panic inside would abort the
-/// process, so there must be none to reach: [`CannotPanic`] proves it.
-///
-/// # Safety
-/// The CPU must support the features of [`super::Isa::Avx512`].
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
-pub(crate) unsafe extern "C" fn may_match_no_unwind(k: u32, key: &[u8], array: &[u8]) -> u8 {
-    let proof = CannotPanic;
-    // Each kind of lookup compiled apart, with nothing left to dispatch on after the hash.
-    let answer = match Lookup::new(array) {
-        lookup @ Lookup::Registers(Registers::Two(_)) => {
-            probe_one(bloom_hash_one::<false>(key), array, k, &lookup)
-        }
-        lookup @ Lookup::Registers(Registers::Four(_)) => {
-            probe_one(bloom_hash_one::<false>(key), array, k, &lookup)
-        }
-        // Past the registers the query waits on memory anyway: branches on the key's length
-        // cost less there than the conditional moves' longer chain (see bloom_hash_one).
-        lookup @ Lookup::Memory(_) => probe_one(bloom_hash_one::<true>(key), array, k, &lookup),
-    };
-    proof.holds();
-    answer
-}
-
-/// The probes of [`may_match_one`] for hash `h`.
-///
-/// Written with as few instructions that write a register, and as short a chain from the hash
-/// to the gather, as it can: a run of single queries is bound by how many of them the CPU holds
-/// in flight (about 2.5 on Zen 5), and each such instruction and each cycle of the chain costs
-/// its share. At 1M keys, 20 more vector `vpaddq`s per query cost 0.9 ns (10.7 -> 11.6 ns,
-/// benches/single_query_ab.c), 20 more general-purpose `add`s 3 ns in the ninth session
-/// (`cargo bench --bench vs_leveldb -- 1M`), ten more dependent vector operations (20 cycles)
-/// 1.0-1.3 ns; `cmp`s and `nop`s cost less (README, "Speed").
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-fn probe_one(h: u32, array: &[u8], k: u32, lookup: &Lookup) -> u8 {
-    // Lane i probes h + i * delta (mod 2^32, in the low half of each 64-bit lane), as leveldb's
-    // i-th probe; the positions ignore the high half.
-    let (positions, hashes, delta) = match lookup {
-        // Positions from a table: a query of a block's filter waits on nothing but its own chain.
-        // Zero high halves: from a rotated 32-bit broadcast the compiler emulated a full 64-bit
-        // multiply (6.69-6.76 against 6.42-6.46 ns, benches/single_query_ab.c --keys 100).
-        Lookup::Registers(_) => {
-            let probes = Probes::new(array.len(), k as u8);
-            let hashes = _mm512_set1_epi64(i64::from(h));
-            let delta = _mm512_ror_epi32::<17>(hashes);
-            (
-                SinglePositions::Table(Positions::new(&probes)),
-                hashes,
-                delta,
-            )
-        }
-        // Positions computed in vector registers, where a table has no entry. delta rotated in a
-        // general-purpose register while `h` moves to the vector: a vector rotate would add its
-        // 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
-        Lookup::Memory(_) => (
-            SinglePositions::Inverse(InversePositions::new(array.len())),
-            _mm512_set1_epi32(h as i32),
-            _mm512_set1_epi32(h.rotate_right(17) as i32),
-        ),
-    };
-    let iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    let mut lanes = _mm512_add_epi64(hashes, _mm512_mul_epu32(iota, delta));
-    let mut left = k;
-    let mut wanted = _mm512_cmplt_epu64_mask(iota, _mm512_set1_epi64(i64::from(left)));
-    loop {
-        let (byte, bit) = positions.of_qwords(lanes);
-        let clear = lookup.is_clear_qwords(byte, bit, wanted);
-        // Only k > 8 (up to 30) takes more rounds.
-        if left <= QWORD_LANES || clear != 0 {
-            break (clear == 0).into();
-        }
-        left -= QWORD_LANES;
-        lanes = _mm512_add_epi64(lanes, _mm512_slli_epi64::<3>(delta));
-        wanted = _mm512_cmplt_epu64_mask(iota, _mm512_set1_epi64(i64::from(left)));
+avx512!(
+    /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
+    /// the hash in scalar code, then 8 probes at once, one per 64-bit lane, with no branch on the
+    /// bits. 64-bit lanes need no 10-cycle `vpmulld` (the 32-bit multiplies here take the low half
+    /// of each lane) and no permute to rejoin even and odd lanes; 8 lanes cover the usual k (6 at 10
+    /// bits per key) in one round.
+    ///
+    /// A C-ABI function returning 0 or 1, so that a call to it cannot unwind, and the C entries
+    /// reach it by a tail jump (see [`super::one::may_match_one_c`]); `k` comes first so that they
+    /// pass the key and filter on in the registers they arrive in. A panic inside would abort the
+    /// process, so there must be none to reach: [`CannotPanic`] proves it.
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`super::Isa::Avx512`].
+    #[inline]
+    #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+    pub(crate) unsafe extern "C" fn may_match_no_unwind(k: u32, key: &[u8], array: &[u8]) -> u8 {
+        let proof = CannotPanic;
+        // Each kind of lookup compiled apart, with nothing left to dispatch on after the hash.
+        let answer = match Lookup::new(array) {
+            lookup @ Lookup::Registers(Registers::Two(_)) => {
+                probe_one(bloom_hash_one::<false>(key), array, k, &lookup)
+            }
+            lookup @ Lookup::Registers(Registers::Four(_)) => {
+                probe_one(bloom_hash_one::<false>(key), array, k, &lookup)
+            }
+            // Past the registers the query waits on memory anyway: branches on the key's length
+            // cost less there than the conditional moves' longer chain (see bloom_hash_one).
+            lookup @ Lookup::Memory(_) => probe_one(bloom_hash_one::<true>(key), array, k, &lookup),
+        };
+        proof.holds();
+        answer
     }
-}
+);
+
+avx512!(
+    /// The probes of [`may_match_one`] for hash `h`.
+    ///
+    /// Written with as few instructions that write a register, and as short a chain from the hash
+    /// to the gather, as it can: a run of single queries is bound by how many of them the CPU holds
+    /// in flight (about 2.5 on Zen 5), and each such instruction and each cycle of the chain costs
+    /// its share. At 1M keys, 20 more vector `vpaddq`s per query cost 0.9 ns (10.7 -> 11.6 ns,
+    /// benches/single_query_ab.c), 20 more general-purpose `add`s 3 ns in the ninth session
+    /// (`cargo bench --bench vs_leveldb -- 1M`), ten more dependent vector operations (20 cycles)
+    /// 1.0-1.3 ns; `cmp`s and `nop`s cost less (README, "Speed").
+    #[inline]
+    fn probe_one(h: u32, array: &[u8], k: u32, lookup: &Lookup) -> u8 {
+        // Lane i probes h + i * delta (mod 2^32, in the low half of each 64-bit lane), as leveldb's
+        // i-th probe; the positions ignore the high half.
+        let (positions, hashes, delta) = match lookup {
+            // Positions from a table: a query of a block's filter waits on nothing but its own chain.
+            // Zero high halves: from a rotated 32-bit broadcast the compiler emulated a full 64-bit
+            // multiply (6.69-6.76 against 6.42-6.46 ns, benches/single_query_ab.c --keys 100).
+            Lookup::Registers(_) => {
+                let probes = Probes::new(array.len(), k as u8);
+                let hashes = _mm512_set1_epi64(i64::from(h));
+                let delta = _mm512_ror_epi32::<17>(hashes);
+                (
+                    SinglePositions::Table(Positions::new(&probes)),
+                    hashes,
+                    delta,
+                )
+            }
+            // Positions computed in vector registers, where a table has no entry. delta rotated in a
+            // general-purpose register while `h` moves to the vector: a vector rotate would add its
+            // 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
+            Lookup::Memory(_) => (
+                SinglePositions::Inverse(InversePositions::new(array.len())),
+                _mm512_set1_epi32(h as i32),
+                _mm512_set1_epi32(h.rotate_right(17) as i32),
+            ),
+        };
+        let iota = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+        let mut lanes = _mm512_add_epi64(hashes, _mm512_mul_epu32(iota, delta));
+        let mut left = k;
+        let mut wanted = _mm512_cmplt_epu64_mask(iota, _mm512_set1_epi64(i64::from(left)));
+        loop {
+            let (byte, bit) = positions.of_qwords(lanes);
+            let clear = lookup.is_clear_qwords(byte, bit, wanted);
+            // Only k > 8 (up to 30) takes more rounds.
+            if left <= QWORD_LANES || clear != 0 {
+                break (clear == 0).into();
+            }
+            left -= QWORD_LANES;
+            lanes = _mm512_add_epi64(lanes, _mm512_slli_epi64::<3>(delta));
+            wanted = _mm512_cmplt_epu64_mask(iota, _mm512_set1_epi64(i64::from(left)));
+        }
+    }
+);
 
 /// How [`probe_one`] finds its positions: one way or the other for each kind of [`Lookup`].
 enum SinglePositions {
@@ -115,15 +118,16 @@ enum SinglePositions {
 }
 
 impl SinglePositions {
-    /// [`Positions::of_qwords`].
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-    fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
-        match self {
-            SinglePositions::Table(positions) => positions.of_qwords(h),
-            SinglePositions::Inverse(positions) => positions.of_qwords(h),
+    avx512!(
+        /// [`Positions::of_qwords`].
+        #[inline]
+        fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
+            match self {
+                SinglePositions::Table(positions) => positions.of_qwords(h),
+                SinglePositions::Inverse(positions) => positions.of_qwords(h),
+            }
         }
-    }
+    );
 }
 
 /// Proof that a function has no path to a panic, for the C-ABI ones that calls cannot unwind
