@@ -7,16 +7,16 @@ use crate::dispatch::ProbeBatch;
 use crate::format::parse;
 use crate::kernels::CHUNK;
 use crate::kernels::keys::{Keys, for_each_chunk};
-use crate::kernels::positions::Probes;
+use crate::kernels::positions::ProbePositions;
 
 /// Sets the bits of `keys` with k probes in `array` (a filter's bit array, already zeroed).
-pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: impl Keys<'k>, array: &mut [u8]) {
-    let probes = Probes::new(array.len(), k);
+pub(crate) fn fill_bit_array<'k>(isa: Isa, k: u8, keys: impl Keys<'k>, array: &mut [u8]) {
+    let positions = ProbePositions::new(array.len(), k);
     #[cfg(target_arch = "x86_64")]
     if let Some(batch) = isa.probe_batch(array, k, keys.max_len().unwrap_or(usize::MAX)) {
-        return in_batches(&probes, batch, keys, |batch| batch.set_bits(array));
+        return in_batches(&positions, batch, keys, |batch| batch.set_bits(array));
     }
-    for_each_chunk(keys, |chunk, n| isa.fill_chunk(&probes, chunk, n, array));
+    for_each_chunk(keys, |chunk, n| isa.fill_chunk(&positions, chunk, n, array));
 }
 
 /// Adds the probes of `keys` to `batch` a chunk at a time, and hands it to `empty` (which must
@@ -25,13 +25,13 @@ pub(crate) fn fill<'k>(isa: Isa, k: u8, keys: impl Keys<'k>, array: &mut [u8]) {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn in_batches<'k>(
-    probes: &Probes,
+    positions: &ProbePositions,
     mut batch: ProbeBatch,
     keys: impl Keys<'k>,
     mut empty: impl FnMut(&mut ProbeBatch),
 ) {
     for_each_chunk(keys, |chunk, n| {
-        batch.add_chunk(probes, chunk, n);
+        batch.add_chunk(positions, chunk, n);
         if batch.is_full() {
             empty(&mut batch);
         }
@@ -47,23 +47,23 @@ pub(crate) fn may_match_batch<'k>(
     filter: &[u8],
     results: &mut [bool],
 ) {
-    let (array, probes) = match parse(filter) {
-        Ok((array, k)) => (array, Probes::new(array.len(), k)),
+    let (array, positions) = match parse(filter) {
+        Ok((array, k)) => (array, ProbePositions::new(array.len(), k)),
         Err(answer) => {
             results.fill(answer);
             return;
         }
     };
     #[cfg(target_arch = "x86_64")]
-    if let Some(batch) = isa.probe_batch(array, probes.k, results.len()) {
+    if let Some(batch) = isa.probe_batch(array, positions.k, results.len()) {
         let mut answered = 0;
-        return in_batches(&probes, batch, keys, |batch| {
+        return in_batches(&positions, batch, keys, |batch| {
             answered += batch.test_bits(array, &mut results[answered..]);
         });
     }
     let mut results = results.chunks_mut(CHUNK);
     for_each_chunk(keys, |chunk, n| {
         let out = results.next().expect("one result slot per key");
-        isa.test_chunk(&probes, chunk, array, &mut out[..n]);
+        isa.test_chunk(&positions, chunk, array, &mut out[..n]);
     });
 }

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::format::parse;
-use crate::kernels::positions::Probes;
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::{CHUNK, portable};
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::{
@@ -15,7 +15,7 @@ use crate::kernels::{
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx512::batch::ProbeBatch;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::single::may_match_no_unwind;
+pub(crate) use avx512::single::may_match_c_abi;
 
 /// How keys are hashed. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,38 +112,38 @@ impl Isa {
     /// Sets the bits of the first `n` keys of a chunk.
     pub(crate) fn fill_chunk(
         self,
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         n: usize,
         array: &mut [u8],
     ) {
         match self {
-            Isa::Portable => portable::fill_chunk(probes, keys, n, array),
+            Isa::Portable => portable::fill_chunk(positions, keys, n, array),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::fill_chunk(probes, keys, n, array) },
+            Isa::Avx2 => unsafe { avx2::fill_chunk(positions, keys, n, array) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::chunk::fill_chunk(probes, keys, n, array) },
+            Isa::Avx512 => unsafe { avx512::chunk::fill_chunk(positions, keys, n, array) },
         }
     }
 
     /// Writes whether each of the first `out.len()` keys of a chunk may match.
     pub(crate) fn test_chunk(
         self,
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         array: &[u8],
         out: &mut [bool],
     ) {
         match self {
-            Isa::Portable => portable::test_chunk(probes, keys, array, out),
+            Isa::Portable => portable::test_chunk(positions, keys, array, out),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::test_chunk(probes, keys, array, out) },
+            Isa::Avx2 => unsafe { avx2::test_chunk(positions, keys, array, out) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::chunk::test_chunk(probes, keys, array, out) },
+            Isa::Avx512 => unsafe { avx512::chunk::test_chunk(positions, keys, array, out) },
         }
     }
 
@@ -160,6 +160,7 @@ impl Isa {
 
     /// leveldb's `KeyMayMatch` for one key, on the kernel of `self`: the AVX-512 one, the AVX2
     /// one, or the portable one.
+    #[inline]
     pub(crate) fn may_match(self, key: &[u8], filter: &[u8]) -> bool {
         let (array, k) = match parse(filter) {
             Ok(parsed) => parsed,

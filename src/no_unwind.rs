@@ -5,12 +5,12 @@
 
 use crate::dispatch::Isa;
 #[cfg(target_arch = "x86_64")]
-use crate::dispatch::may_match_no_unwind;
+use crate::dispatch::may_match_c_abi;
 #[cfg(target_arch = "x86_64")]
 use crate::format::parse;
 
 /// Runs an export's body and turns a panic into the export's documented error result. Internal
-/// C-ABI functions use it too ([`may_match_elsewhere`]), as no panic may unwind out of one either.
+/// C-ABI functions use it too ([`single_query_off_avx512`]), as no panic may unwind out of one either.
 macro_rules! ffi_boundary {
     ($on_panic:expr, $body:block) => {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)
@@ -18,13 +18,14 @@ macro_rules! ffi_boundary {
 }
 pub(crate) use ffi_boundary;
 
-/// [`may_match_one`] as 0 or 1, for the C entries. It calls only C-ABI functions, from which no
-/// call can unwind: the AVX-512 query, which has no path to a panic ([`super::CannotPanic`]), and
-/// the other paths, which catch their own. So the C entry's `ffi_boundary!` needs no landing pad
-/// around this, and the C entry reaches the AVX-512 query by a tail jump, without a stack frame
-/// of its own.
+/// leveldb's `KeyMayMatch` for one key on the best kernel, as 0 or 1, for the C entries and
+/// [`crate::key_may_match`]. It calls only C-ABI functions, from which no call can unwind: the
+/// AVX-512 kernel, which has no path to a panic (`CannotPanic`, kernels/x86/avx512/single.rs),
+/// and [`single_query_off_avx512`], which catches its own. So the C entry's `ffi_boundary!` needs
+/// no landing pad around this, and the C entry reaches the AVX-512 kernel by a tail jump, without
+/// a stack frame of its own.
 #[inline(always)]
-pub(crate) fn may_match_one_c(key: &[u8], filter: &[u8]) -> u8 {
+pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
     // Filters without a bit array or with a reserved k go the other way too: answered here, their
     // constant answer was set in the return register before the branch, on the query's path.
     #[cfg(target_arch = "x86_64")]
@@ -32,18 +33,18 @@ pub(crate) fn may_match_one_c(key: &[u8], filter: &[u8]) -> u8 {
         && let Ok((array, k)) = parse(filter)
     {
         // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
-        return unsafe { may_match_no_unwind(k.into(), key, array) };
+        return unsafe { may_match_c_abi(k.into(), key, array) };
     }
-    may_match_elsewhere(key, filter)
+    single_query_off_avx512(key, filter)
 }
 
-/// [`may_match_one_c`] off the AVX-512 path: on other CPUs, on any before its instruction set is
+/// [`single_query`] off the AVX-512 path: on other CPUs, on any before its instruction set is
 /// detected (once per process), and for filters without a bit array or with a reserved k. Apart,
 /// so that the AVX-512 path's code stays as short as it is and makes no call that would need the
 /// key and filter saved across it.
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
-extern "C" fn may_match_elsewhere(key: &[u8], filter: &[u8]) -> u8 {
+extern "C" fn single_query_off_avx512(key: &[u8], filter: &[u8]) -> u8 {
     ffi_boundary!(1, { Isa::best().may_match(key, filter).into() })
 }
 

@@ -113,7 +113,7 @@ impl BloomPolicy {
         assert!(!array.is_empty(), "a filter is at least 2 bytes long");
         array.fill(0);
         *k = self.num_probes;
-        bulk::fill(Isa::best(), self.num_probes, keys, array);
+        bulk::fill_bit_array(Isa::best(), self.num_probes, keys, array);
     }
 
     /// Whether `key` may be in the set `filter` was built from; see [`key_may_match`].
@@ -138,7 +138,7 @@ impl BloomPolicy {
 /// leveldb does for any bytes, corrupt ones included.
 #[must_use]
 pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
-    no_unwind::may_match_one_c(key, filter) != 0
+    no_unwind::single_query(key, filter) != 0
 }
 
 /// [`key_may_match`] for each of `keys` against one `filter`: `results[i]` is the answer for

@@ -10,7 +10,7 @@ use crate::policy::BloomPolicy;
 ///
 /// # Safety
 /// A non-NULL `ptr` must point to `len` readable bytes that outlive `'a`.
-pub(crate) unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8]> {
+pub(crate) unsafe fn borrow_bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8]> {
     if !can_borrow(ptr, len) {
         return None;
     }
@@ -18,7 +18,7 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8
     Some(unsafe { accepted_bytes(ptr, len) })
 }
 
-/// Whether [`bytes`] borrows `len` bytes at `ptr` rather than answering `None`.
+/// Whether [`borrow_bytes`] borrows `len` bytes at `ptr` rather than answering `None`.
 pub(crate) fn can_borrow(ptr: *const c_char, len: usize) -> bool {
     len == 0 || (!ptr.is_null() && is_object_length(len))
 }
@@ -30,7 +30,7 @@ fn is_object_length(len: usize) -> bool {
     len <= isize::MAX as usize
 }
 
-/// [`bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them again:
+/// [`borrow_bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them again:
 /// a C caller's keys are checked a chunk at a time before any of them is borrowed
 /// (`fast::KeyArrays`), and checking each key again cost the build of a 100-key filter 8% (0.5 ns
 /// per key on Zen 5, when the whole array was checked first).
@@ -49,13 +49,13 @@ pub(crate) unsafe fn accepted_bytes<'a>(ptr: *const c_char, len: usize) -> &'a [
 
 /// A query's key and filter, borrowed when both pointers are non-NULL, both lengths in range and
 /// the filter frames a bit array (2 bytes or more): every call but a bad or empty one, decided in
-/// a few predictable branches that change no register. `None` leaves the rest to [`bytes`],
+/// a few predictable branches that change no register. `None` leaves the rest to [`borrow_bytes`],
 /// whose checks compile to conditional moves that put the key's address later: taking this way
 /// first cut `leveldb_filterpolicy_key_may_match` on a block filter from 10.0–10.6 to 9.7 ns
 /// (`cargo bench --bench vs_leveldb -- block`, Zen 5).
 ///
 /// # Safety
-/// As [`bytes`], for both.
+/// As [`borrow_bytes`], for both.
 #[inline(always)]
 pub(crate) unsafe fn query_bytes<'a>(
     key: *const c_char,
@@ -82,6 +82,6 @@ pub(crate) unsafe fn query_bytes<'a>(
 }
 
 /// The policy `NewBloomFilterPolicy(bits_per_key)` makes; `None` for a negative `bits_per_key`.
-pub(crate) fn policy(bits_per_key: c_int) -> Option<BloomPolicy> {
+pub(crate) fn policy_for_bits(bits_per_key: c_int) -> Option<BloomPolicy> {
     u32::try_from(bits_per_key).ok().map(BloomPolicy::new)
 }

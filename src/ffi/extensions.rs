@@ -10,11 +10,11 @@
 use std::ffi::{CStr, c_char, c_int};
 
 use crate::dispatch::Isa;
-use crate::ffi::checks::{bytes, policy, query_bytes};
+use crate::ffi::checks::{borrow_bytes, policy_for_bits, query_bytes};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
-use crate::no_unwind::{ffi_boundary, may_match_one_c};
+use crate::no_unwind::{ffi_boundary, single_query};
 
-pub(crate) const BLOOM_NAME: &CStr = c"leveldb.BuiltinBloomFilter2";
+pub(crate) const POLICY_NAME_C: &CStr = c"leveldb.BuiltinBloomFilter2";
 
 /// A key: `size` bytes at `data`. Laid out as `leveldb::Slice` (`const char* data_; size_t
 /// size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
@@ -30,7 +30,7 @@ pub struct leveldb_bloom_slice_t {
 /// static storage.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
-    ffi_boundary!(BLOOM_NAME.as_ptr(), { BLOOM_NAME.as_ptr() })
+    ffi_boundary!(POLICY_NAME_C.as_ptr(), { POLICY_NAME_C.as_ptr() })
 }
 
 /// Length in bytes of the filter leveldb's `NewBloomFilterPolicy(bits_per_key)` builds for
@@ -39,7 +39,7 @@ pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_filter_length(bits_per_key: c_int, num_keys: usize) -> usize {
     ffi_boundary!(0, {
-        policy(bits_per_key)
+        policy_for_bits(bits_per_key)
             .and_then(|policy| policy.filter_len(num_keys))
             .unwrap_or(0)
     })
@@ -67,7 +67,7 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
     out_length: usize,
 ) -> c_int {
     ffi_boundary!(0, {
-        let Some(policy) = policy(bits_per_key) else {
+        let Some(policy) = policy_for_bits(bits_per_key) else {
             return 0;
         };
         if out.is_null() || policy.filter_len(num_keys) != Some(out_length) {
@@ -117,11 +117,16 @@ pub unsafe extern "C" fn leveldb_bloom_key_may_match(
         // SAFETY: per the contract.
         if let Some((key, filter)) = unsafe { query_bytes(key, key_length, filter, filter_length) }
         {
-            return may_match_one_c(key, filter);
+            return single_query(key, filter);
         }
         // SAFETY: per the contract.
-        match unsafe { (bytes(key, key_length), bytes(filter, filter_length)) } {
-            (Some(key), Some(filter)) => may_match_one_c(key, filter),
+        match unsafe {
+            (
+                borrow_bytes(key, key_length),
+                borrow_bytes(filter, filter_length),
+            )
+        } {
+            (Some(key), Some(filter)) => single_query(key, filter),
             _ => 1,
         }
     })

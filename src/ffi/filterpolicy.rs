@@ -5,8 +5,8 @@ use std::alloc::{Layout, alloc};
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use crate::ffi::checks::policy;
-use crate::ffi::extensions::BLOOM_NAME;
+use crate::ffi::checks::policy_for_bits;
+use crate::ffi::extensions::POLICY_NAME_C;
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
 
@@ -93,7 +93,7 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
     bits_per_key: c_int,
 ) -> *mut leveldb_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
-        match policy(bits_per_key) {
+        match policy_for_bits(bits_per_key) {
             Some(bloom) => into_raw(PolicyKind::Bloom(bloom)),
             None => ptr::null_mut(),
         }
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_name(
         // SAFETY: per the contract.
         match unsafe { policy.as_ref() }.map(|p| &p.kind) {
             None => ptr::null(),
-            Some(PolicyKind::Bloom(_)) => BLOOM_NAME.as_ptr(),
+            Some(PolicyKind::Bloom(_)) => POLICY_NAME_C.as_ptr(),
             // SAFETY: the callback was given with `state` for this use.
             Some(PolicyKind::Custom(custom)) => unsafe { (custom.name)(custom.state) },
         }

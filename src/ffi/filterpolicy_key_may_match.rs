@@ -5,10 +5,10 @@ use std::ptr;
 
 use crate::bulk;
 use crate::dispatch::Isa;
-use crate::ffi::checks::{bytes, can_borrow, query_bytes};
+use crate::ffi::checks::{borrow_bytes, can_borrow, query_bytes};
 use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
-use crate::no_unwind::{ffi_boundary, may_match_one_c};
+use crate::no_unwind::{ffi_boundary, single_query};
 
 /// Whether the key of `length` bytes at `key` may be in the set `filter` (of `filter_length`
 /// bytes) was built from: 0 only if it certainly is not. For the bloom policy the answer equals
@@ -37,10 +37,10 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
             && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
             && let PolicyKind::Bloom(_) = policy.kind
         {
-            return may_match_one_c(key, filter);
+            return single_query(key, filter);
         }
         // SAFETY: per the contract.
-        unsafe { may_match_one(policy, key, length, filter, filter_length) }
+        unsafe { filterpolicy_key_may_match_cold(policy, key, length, filter, filter_length) }
     })
 }
 
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
 /// As `leveldb_filterpolicy_key_may_match`.
 #[cold]
 #[inline(never)]
-unsafe fn may_match_one(
+unsafe fn filterpolicy_key_may_match_cold(
     policy: *const leveldb_filterpolicy_t,
     key: *const c_char,
     length: usize,
@@ -64,13 +64,13 @@ unsafe fn may_match_one(
         return 1;
     };
     // SAFETY: per the contract.
-    let (Some(key_bytes), Some(filter_bytes)) = (unsafe { bytes(key, length) }, unsafe {
-        bytes(filter, filter_length)
+    let (Some(key_bytes), Some(filter_bytes)) = (unsafe { borrow_bytes(key, length) }, unsafe {
+        borrow_bytes(filter, filter_length)
     }) else {
         return 1;
     };
     match &policy.kind {
-        PolicyKind::Bloom(_) => may_match_one_c(key_bytes, filter_bytes),
+        PolicyKind::Bloom(_) => single_query(key_bytes, filter_bytes),
         // SAFETY: the callback was given with `state` for this use; arguments checked.
         PolicyKind::Custom(custom) => unsafe {
             ((custom.key_may_match)(custom.state, key, length, filter, filter_length) != 0).into()
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
         match &policy.kind {
             PolicyKind::Bloom(_) => {
                 // SAFETY: per the contract.
-                let Some(filter) = (unsafe { bytes(filter, filter_length) }) else {
+                let Some(filter) = (unsafe { borrow_bytes(filter, filter_length) }) else {
                     return;
                 };
                 let isa = Isa::best();
@@ -159,7 +159,9 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
             PolicyKind::Custom(_) => {
                 for ((&key, &len), result) in keys.iter().zip(key_lengths).zip(results) {
                     // SAFETY: per the contract.
-                    *result = unsafe { may_match_one(policy, key, len, filter, filter_length) };
+                    *result = unsafe {
+                        filterpolicy_key_may_match_cold(policy, key, len, filter, filter_length)
+                    };
                 }
             }
         }

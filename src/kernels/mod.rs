@@ -4,7 +4,7 @@
 //! Where leveldb's loop spends its time, and what replaces it here:
 //! - a 64-bit division per probe (`h % bits`): an exact multiply-and-shift with a constant
 //!   computed once per filter (from a table for block-sized ones), 8 or 16 probes at a time in
-//!   vectors ([`Probes`]); an AVX-512 single query of a larger filter multiplies by a
+//!   vectors ([`ProbePositions`]); an AVX-512 single query of a larger filter multiplies by a
 //!   floating-point inverse instead (avx512::InversePositions);
 //! - one serial multiply chain per key hash: keys are hashed a chunk at a time so independent
 //!   chains overlap, with AVX2 8 and AVX-512 16 keys per instruction ([`Isa`]);

@@ -2,7 +2,7 @@
 //! SIMD kernels share.
 
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
-use crate::kernels::positions::{Positions, Probes};
+use crate::kernels::positions::{LemirePositions, ProbePositions};
 use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
 
 /// Writes `bloom_hash(keys[i])` to `hashes[i]`.
@@ -21,40 +21,50 @@ fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
 
 /// Sets the bits of the first `n` keys of a chunk.
 #[inline(always)]
-pub(crate) fn fill_chunk(probes: &Probes, keys: &[&[u8]; CHUNK], n: usize, array: &mut [u8]) {
-    fill_hashed_chunk(probes, &hash_chunk(keys, n), n, array);
+pub(crate) fn fill_chunk(
+    positions: &ProbePositions,
+    keys: &[&[u8]; CHUNK],
+    n: usize,
+    array: &mut [u8],
+) {
+    fill_hashed_chunk(positions, &hash_chunk(keys, n), n, array);
 }
 
 /// Writes whether each of the first `out.len()` keys of a chunk may match.
 #[inline(always)]
-pub(crate) fn test_chunk(probes: &Probes, keys: &[&[u8]; CHUNK], array: &[u8], out: &mut [bool]) {
-    test_hashed_chunk(probes, &hash_chunk(keys, out.len()), array, out);
+pub(crate) fn test_chunk(
+    positions: &ProbePositions,
+    keys: &[&[u8]; CHUNK],
+    array: &[u8],
+    out: &mut [bool],
+) {
+    test_hashed_chunk(positions, &hash_chunk(keys, out.len()), array, out);
 }
 
 /// The probe positions of a chunk of keys, one row (one probe of every key) at a time, in
 /// leveldb's probe order. All CHUNK lanes are computed, stale ones too, so that the loop has a
 /// fixed length and vectorises.
-struct Rows {
+struct PositionRows {
     h: [u32; CHUNK],
     delta: [u32; CHUNK],
 }
 
-impl Rows {
+impl PositionRows {
     #[inline(always)]
-    fn new(hashes: &[u32; CHUNK]) -> Rows {
+    fn new(hashes: &[u32; CHUNK]) -> PositionRows {
         // Double hashing: the second hash is the first rotated right by 17 bits.
         let mut delta = [0; CHUNK];
         for (delta, h) in delta.iter_mut().zip(hashes) {
             *delta = h.rotate_right(17);
         }
-        Rows { h: *hashes, delta }
+        PositionRows { h: *hashes, delta }
     }
 
     /// Writes the next row: `row[i]` is the next probe position of key i.
     #[inline(always)]
-    fn next(&mut self, probes: &Probes, row: &mut [u32; CHUNK]) {
+    fn next(&mut self, positions: &ProbePositions, row: &mut [u32; CHUNK]) {
         for ((pos, h), delta) in row.iter_mut().zip(&mut self.h).zip(&self.delta) {
-            *pos = probes.position(*h);
+            *pos = positions.position(*h);
             *h = h.wrapping_add(*delta);
         }
     }
@@ -69,12 +79,12 @@ fn prefetch(array: &[u8], pos: u32) {
 /// In an array past the caches, starts loading every line the probes of a chunk touch, so the
 /// misses overlap; smaller arrays are left alone.
 #[inline(always)]
-fn prefetch_probes(probes: &Probes, array: &[u8], hashes: &[u32; CHUNK], n: usize) {
+fn prefetch_probes(positions: &ProbePositions, array: &[u8], hashes: &[u32; CHUNK], n: usize) {
     if array.len() >= LARGE_ARRAY_BYTES {
-        let mut rows = Rows::new(hashes);
+        let mut rows = PositionRows::new(hashes);
         let mut row = [0; CHUNK];
-        for _ in 0..probes.k {
-            rows.next(probes, &mut row);
+        for _ in 0..positions.k {
+            rows.next(positions, &mut row);
             row[..n].iter().for_each(|&pos| prefetch(array, pos));
         }
     }
@@ -83,16 +93,16 @@ fn prefetch_probes(probes: &Probes, array: &[u8], hashes: &[u32; CHUNK], n: usiz
 /// Sets the bits of the first `n` keys of a chunk, given their hashes.
 #[inline(always)]
 pub(crate) fn fill_hashed_chunk(
-    probes: &Probes,
+    positions: &ProbePositions,
     hashes: &[u32; CHUNK],
     n: usize,
     array: &mut [u8],
 ) {
-    prefetch_probes(probes, array, hashes, n);
-    let mut rows = Rows::new(hashes);
+    prefetch_probes(positions, array, hashes, n);
+    let mut rows = PositionRows::new(hashes);
     let mut row = [0; CHUNK];
-    for _ in 0..probes.k {
-        rows.next(probes, &mut row);
+    for _ in 0..positions.k {
+        rows.next(positions, &mut row);
         for &pos in &row[..n] {
             array[(pos >> 3) as usize] |= 1 << (pos & 7);
         }
@@ -103,20 +113,20 @@ pub(crate) fn fill_hashed_chunk(
 /// their hashes.
 #[inline(always)]
 pub(crate) fn test_hashed_chunk(
-    probes: &Probes,
+    positions: &ProbePositions,
     hashes: &[u32; CHUNK],
     array: &[u8],
     out: &mut [bool],
 ) {
     let n = out.len();
-    prefetch_probes(probes, array, hashes, n);
+    prefetch_probes(positions, array, hashes, n);
     // Every probe is tested, without branching on the bits: an early exit would mispredict
     // about once per key, which costs more than the probes it saves.
     let mut all_set = [true; CHUNK];
-    let mut rows = Rows::new(hashes);
+    let mut rows = PositionRows::new(hashes);
     let mut row = [0; CHUNK];
-    for _ in 0..probes.k {
-        rows.next(probes, &mut row);
+    for _ in 0..positions.k {
+        rows.next(positions, &mut row);
         for (set, &pos) in all_set.iter_mut().zip(&row[..n]) {
             *set &= array[(pos >> 3) as usize] & (1 << (pos & 7)) != 0;
         }
@@ -132,8 +142,8 @@ pub(crate) fn test_hashed_chunk(
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
 #[inline]
 pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-    let positions = Positions::new(array.len());
-    let mut h = bloom_hash_one::<false>(key);
+    let positions = LemirePositions::new(array.len());
+    let mut h = single_query_hash::<false>(key);
     let delta = h.rotate_right(17);
     let mut all_set = 1;
     for _ in 0..k {
@@ -156,7 +166,7 @@ pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
 /// 9.7–10.1 with them; a 1M-key filter in memory, whose loads a query waits for anyway,
 /// 17.3–18.3 without against 16.5–17.3 with.
 #[inline(always)]
-pub(crate) fn bloom_hash_one<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
+pub(crate) fn single_query_hash<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
     let len = key.len();
     if len < 4 {
         return bloom_hash(key);

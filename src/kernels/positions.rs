@@ -17,15 +17,15 @@ use crate::format::MAX_PROBES;
 /// 1 / len, too little to reach the next integer. magic <= 2^30 and a * magic < 2^59: one
 /// 32 x 32 -> 64-bit multiply, which SIMD units have (8 probes per AVX2 instruction pair).
 #[derive(Clone, Copy)]
-pub(crate) struct Probes {
+pub(crate) struct ProbePositions {
     pub(crate) len: u32,
     pub(crate) magic: u32,
     pub(crate) shift: u32,
     pub(crate) k: u8,
 }
 
-impl Probes {
-    pub(crate) fn new(array_len: usize, k: u8) -> Probes {
+impl ProbePositions {
+    pub(crate) fn new(array_len: usize, k: u8) -> ProbePositions {
         debug_assert!(array_len > 0 && k <= MAX_PROBES);
         let len = array_len.min(1 << 29) as u32;
         // A single query would spend as long on the division as on its probes; block-sized
@@ -34,7 +34,7 @@ impl Probes {
             Some(&constants) => constants,
             None => magic_and_shift(len),
         };
-        Probes {
+        ProbePositions {
             len,
             magic,
             shift,
@@ -51,7 +51,7 @@ impl Probes {
     }
 }
 
-/// [`Probes`]' magic and shift for an array of `len` bytes, 1 <= len <= 2^29.
+/// [`ProbePositions`]' magic and shift for an array of `len` bytes, 1 <= len <= 2^29.
 const fn magic_and_shift(len: u32) -> (u32, u32) {
     let shift = 29 + len.next_power_of_two().trailing_zeros();
     let magic = (1u64 << shift).div_ceil(len as u64) as u32;
@@ -75,17 +75,17 @@ static SMALL_ARRAY_MAGIC: [(u32, u32); 257] = {
 /// count clamped to 2^32: past that leveldb's position is h itself, and so is h % 2^32. Two
 /// multiplies per probe; the one division, for m, depends only on the filter's length, so it runs
 /// alongside the hash.
-pub(crate) struct Positions {
+pub(crate) struct LemirePositions {
     m: u64,
     bits: u64,
 }
 
-impl Positions {
+impl LemirePositions {
     #[inline(always)]
-    pub(crate) fn new(array_len: usize) -> Positions {
+    pub(crate) fn new(array_len: usize) -> LemirePositions {
         let bits = (array_len as u64).saturating_mul(8).min(1 << 32);
         debug_assert!(bits >= 8);
-        Positions {
+        LemirePositions {
             m: (u64::MAX / bits) + 1,
             bits,
         }

@@ -8,15 +8,15 @@ mod reads_and_rounding;
 
 use std::ffi::c_char;
 
-use crate::bulk::{fill, may_match_batch};
+use crate::bulk::{fill_bit_array, may_match_batch};
 use crate::dispatch::Isa;
 #[cfg(feature = "leveldb-c-api")]
 use crate::ffi::key_arrays::PointersAndLengths;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
 use crate::ffi::leveldb_bloom_slice_t;
 use crate::hash::bloom_hash;
-use crate::kernels::portable::bloom_hash_one;
-use crate::kernels::positions::{Positions, Probes};
+use crate::kernels::portable::single_query_hash;
+use crate::kernels::positions::{LemirePositions, ProbePositions};
 use crate::policy::BloomPolicy;
 use crate::scalar;
 
@@ -92,7 +92,7 @@ fn fast_filter_of<'k>(
     let (k, array) = filter.split_last_mut().unwrap();
     *k = policy.num_probes();
     array.fill(0);
-    fill(isa, policy.num_probes(), keys.into_iter(), array);
+    fill_bit_array(isa, policy.num_probes(), keys.into_iter(), array);
     filter
 }
 

@@ -26,8 +26,8 @@ fn probe_positions_equal_64_bit_modulo() {
     // Lengths of 2^29 bytes and more: 2^32 bits and more, where the position is h itself.
     lens.extend([(1 << 32) - 1, 1 << 32, usize::MAX / 8, usize::MAX]);
     for &len in &lens {
-        let probes = Probes::new(len, 1);
-        let single = Positions::new(len);
+        let magic = ProbePositions::new(len, 1);
+        let lemire = LemirePositions::new(len);
         let bits = (len as u64).saturating_mul(8);
         // Hashes next to multiples of bits, where a quotient off by one would show.
         let near_multiples = (0..8).flat_map(|_| {
@@ -37,8 +37,8 @@ fn probe_positions_equal_64_bit_modulo() {
         let hs: Vec<u32> = hashes.iter().copied().chain(near_multiples).collect();
         for &h in &hs {
             let want = (u64::from(h) % bits) as u32;
-            assert_eq!(probes.position(h), want, "h = {h}, array of {len} bytes");
-            assert_eq!(single.of(h), want as usize, "h = {h}, array of {len} bytes");
+            assert_eq!(magic.position(h), want, "h = {h}, array of {len} bytes");
+            assert_eq!(lemire.of(h), want as usize, "h = {h}, array of {len} bytes");
         }
         #[cfg(target_arch = "x86_64")]
         if isas().contains(&Isa::Avx512) {
@@ -46,8 +46,9 @@ fn probe_positions_equal_64_bit_modulo() {
                 let mut h = [0; 16];
                 h[..lanes.len()].copy_from_slice(lanes);
                 // SAFETY: the CPU has the features of Isa::Avx512.
-                let [dwords, qwords, inverse] =
-                    unsafe { crate::kernels::x86::avx512::positions::positions16(&probes, len, h) };
+                let [dwords, qwords, inverse] = unsafe {
+                    crate::kernels::x86::avx512::positions::vector_bit_positions(&magic, len, h)
+                };
                 for (i, &h) in h.iter().enumerate() {
                     let want = (u64::from(h) % bits) as u32;
                     assert_eq!(dwords[i], want, "AVX-512: h = {h}, array of {len} bytes");
@@ -103,8 +104,8 @@ fn hashes_equal_scalar_for_every_length_and_grouping() {
             assert_eq!(got, want[300..300 + n], "{isa:?}, {n} keys");
         }
     }
-    let single: Vec<u32> = keys.iter().map(|k| bloom_hash_one::<false>(k)).collect();
+    let single: Vec<u32> = keys.iter().map(|k| single_query_hash::<false>(k)).collect();
     assert_eq!(single, want, "single-key hash, conditional moves");
-    let single: Vec<u32> = keys.iter().map(|k| bloom_hash_one::<true>(k)).collect();
+    let single: Vec<u32> = keys.iter().map(|k| single_query_hash::<true>(k)).collect();
     assert_eq!(single, want, "single-key hash, branches");
 }

@@ -8,8 +8,8 @@ use std::arch::x86_64::*;
 
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
-use crate::kernels::portable::{self, bloom_hash_one};
-use crate::kernels::positions::Probes;
+use crate::kernels::portable::{self, single_query_hash};
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx2;
 
 avx2!(
@@ -19,14 +19,14 @@ avx2!(
     /// # Safety
     /// The CPU must support AVX2.
     pub(crate) unsafe fn fill_chunk(
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         n: usize,
         array: &mut [u8],
     ) {
         // SAFETY: the CPU supports AVX2, by this function's contract.
         let hashes = unsafe { hash_chunk(keys, n) };
-        portable::fill_hashed_chunk(probes, &hashes, n, array);
+        portable::fill_hashed_chunk(positions, &hashes, n, array);
     }
 );
 
@@ -36,14 +36,14 @@ avx2!(
     /// # Safety
     /// The CPU must support AVX2.
     pub(crate) unsafe fn test_chunk(
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         array: &[u8],
         out: &mut [bool],
     ) {
         // SAFETY: the CPU supports AVX2, by this function's contract.
         let hashes = unsafe { hash_chunk(keys, out.len()) };
-        portable::test_hashed_chunk(probes, &hashes, array, out);
+        portable::test_hashed_chunk(positions, &hashes, array, out);
     }
 );
 
@@ -211,11 +211,11 @@ avx2!(
     /// The CPU must support AVX2.
     pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
         assert!(array.len() >= 4, "a 4-byte read must fit in the array");
-        let h = bloom_hash_one::<false>(key);
-        let probes = Probes::new(array.len(), k);
-        let magic = _mm256_set1_epi64x(i64::from(probes.magic));
-        let len = _mm256_set1_epi64x(i64::from(probes.len));
-        let shift = _mm_cvtsi32_si128(probes.shift as i32);
+        let h = single_query_hash::<false>(key);
+        let positions = ProbePositions::new(array.len(), k);
+        let magic = _mm256_set1_epi64x(i64::from(positions.magic));
+        let len = _mm256_set1_epi64x(i64::from(positions.len));
+        let shift = _mm_cvtsi32_si128(positions.shift as i32);
         // The last offset 4 bytes can be read from.
         let last = _mm256_set1_epi64x((array.len() - 4) as i64);
         // Which of the lanes' probed bits are set, for lanes h + (first + i) * delta, i < 4.

@@ -3,7 +3,7 @@
 
 use super::rows::{ProbeRow, RowWriter, probed_bytes, set_probed_bits};
 use crate::kernels::CHUNK;
-use crate::kernels::positions::Probes;
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 /// Probes per [`ProbeBatch`]: 4096 keys at k = 6, 120 KB of rows.
@@ -22,26 +22,26 @@ avx512!(
     /// (`single_query_ab --stream --batch --chunk 1000000`, Zen 5, three runs).
     ///
     /// # Safety
-    /// The CPU must support the features of [`super::Isa::Avx512`].
+    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
     unsafe fn probe_chunk(
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         n: usize,
         batch: &mut ProbeBatch,
     ) {
         debug_assert!(batch.last_chunk_keys == CHUNK, "keys after a partial chunk");
-        debug_assert_eq!(batch.k, usize::from(probes.k));
+        debug_assert_eq!(batch.k, usize::from(positions.k));
         let written = batch.rows.len();
         // The batch is emptied once full, so a chunk's rows always fit its capacity.
         let rows = &mut batch.rows.spare_capacity_mut()[..batch.k];
-        let mut writer = RowWriter::new(probes, keys, n);
+        let mut writer = RowWriter::new(positions, keys, n);
         for row in rows {
             // SAFETY: `row` is the batch's own memory, valid for writes.
             unsafe { writer.write(row.as_mut_ptr()) };
         }
         // SAFETY: the k rows after the first `written` were all written just above, every lane.
         unsafe { batch.rows.set_len(written + batch.k) };
-        batch.below = batch.below.max(probes.len);
+        batch.below = batch.below.max(positions.len);
         batch.last_chunk_keys = n;
     }
 );
@@ -99,9 +99,14 @@ impl ProbeBatch {
 
     /// Adds the probes of a chunk's first `n` keys ([`probe_chunk`]).
     #[inline(always)]
-    pub(crate) fn add_chunk(&mut self, probes: &Probes, keys: &[&[u8]; CHUNK], n: usize) {
+    pub(crate) fn add_chunk(
+        &mut self,
+        positions: &ProbePositions,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+    ) {
         // SAFETY: a batch is only made on a CPU with AVX-512 (see `ProbeBatch::new`).
-        unsafe { probe_chunk(probes, keys, n, self) };
+        unsafe { probe_chunk(positions, keys, n, self) };
     }
 
     pub(crate) fn is_full(&self) -> bool {

@@ -3,28 +3,28 @@
 use std::arch::x86_64::*;
 
 use super::LANES;
-use super::hash::hash_chunk;
-use super::positions::Positions;
+use super::hash::hash_chunk_vectors;
+use super::positions::VectorPositions;
 use super::registers::Lookup;
 use super::rows::{for_each_probe_row, probed_bytes, set_probed_bits};
 use crate::kernels::CHUNK;
-use crate::kernels::positions::Probes;
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 avx512!(
-    /// [`super::fill_chunk`]: the chunk's hashes and probe positions 16 lanes per instruction
+    /// [`portable::fill_chunk`](crate::kernels::portable::fill_chunk): the chunk's hashes and probe positions 16 lanes per instruction
     /// ([`for_each_probe_row`]), then the bits set.
     ///
     /// # Safety
-    /// The CPU must support the features of [`super::Isa::Avx512`].
+    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
     pub(crate) unsafe fn fill_chunk(
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         n: usize,
         array: &mut [u8],
     ) {
-        assert!(probes.len as usize <= array.len());
-        for_each_probe_row(probes, keys, n, |bytes, masks| {
+        assert!(positions.len as usize <= array.len());
+        for_each_probe_row(positions, keys, n, |bytes, masks| {
             // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
             unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
         });
@@ -32,15 +32,15 @@ avx512!(
 );
 
 avx512!(
-    /// [`super::test_chunk`]: every probe of every key tested (an early exit would mispredict about
+    /// [`portable::test_chunk`](crate::kernels::portable::test_chunk): every probe of every key tested (an early exit would mispredict about
     /// once per key); 16 keys' probes per instruction from a bit array in registers; for a larger
     /// one, one plain load per probe from [`for_each_probe_row`]'s rows ([`probed_bytes`]), tested
     /// 64 keys per instruction.
     ///
     /// # Safety
-    /// The CPU must support the features of [`super::Isa::Avx512`].
+    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
     pub(crate) unsafe fn test_chunk(
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         array: &[u8],
         out: &mut [bool],
@@ -53,10 +53,13 @@ avx512!(
                 // copied out and tested against their masks 64 at a time, so a probe costs no more
                 // than its load and one store (15% faster than testing and AND-ing each in scalar
                 // code).
-                assert!(probes.len as usize <= array.len(), "probes past the array");
+                assert!(
+                    positions.len as usize <= array.len(),
+                    "probes past the array"
+                );
                 let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
                 let mut set = keys_in_chunk;
-                for_each_probe_row(probes, keys, n, |bytes, masks| {
+                for_each_probe_row(positions, keys, n, |bytes, masks| {
                     // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
                     let probed = unsafe { probed_bytes(array, bytes) };
                     // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
@@ -81,13 +84,13 @@ avx512!(
                 return;
             }
         };
-        let hashes = hash_chunk(keys, n);
-        let positions = Positions::new(probes);
+        let hashes = hash_chunk_vectors(keys, n);
+        let vector = VectorPositions::new(positions);
         for (mut h, out) in hashes.into_iter().zip(out.chunks_mut(LANES)) {
             let delta = _mm512_ror_epi32::<17>(h);
             let mut set: __mmask16 = !0;
-            for _ in 0..probes.k {
-                let (byte, bit) = positions.of(h);
+            for _ in 0..positions.k {
+                let (byte, bit) = vector.of(h);
                 set &= registers.is_set(byte, bit);
                 h = _mm512_add_epi32(h, delta);
             }

@@ -19,13 +19,13 @@ avx512!(
     /// the tests compare with the scalar hash (building and queries keep the hashes in registers).
     ///
     /// # Safety
-    /// The CPU must support the features of [`super::Isa::Avx512`].
+    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
     #[cfg(test)]
     pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
         let mut hashes = hashes.chunks_mut(CHUNK);
         for_each_chunk(keys.iter().copied(), |chunk, n| {
             let out = hashes.next().expect("one hash slot per key");
-            out.copy_from_slice(&to_array(&hash_chunk(chunk, n))[..n]);
+            out.copy_from_slice(&to_array(&hash_chunk_vectors(chunk, n))[..n]);
         });
     }
 );
@@ -36,7 +36,7 @@ avx512!(
     /// Its groups of 16 keys are hashed side by side: a step's multiply takes 10 cycles on some
     /// CPUs, and independent chains keep the multiplier busy meanwhile.
     #[inline]
-    pub(crate) fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
+    pub(crate) fn hash_chunk_vectors(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
         // Lane lengths, in one pass so that each group loads its 16 at once. A longer key takes
         // no lane step (length 0) and is hashed on its own at the end.
         let mut lens = [0u32; CHUNK];

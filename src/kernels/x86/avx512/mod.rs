@@ -3,7 +3,7 @@
 //! - Hashing: each key is read with a byte-masked load, which touches only the key's own bytes
 //!   and zeroes the rest, so its tail word comes out zero-padded as leveldb's hash wants it;
 //!   16 such rows are transposed into words, and every word is one step for all 16 lanes.
-//! - Probe positions: the exact multiply-shift of [`Probes`], 16 lanes per instruction.
+//! - Probe positions: the exact multiply-shift of [`ProbePositions`], 16 lanes per instruction.
 //! - Batch queries of a bit array of at most 256 bytes (a block's filter) read the probed bytes
 //!   16 at a time from registers holding the whole array. Larger arrays are read with plain
 //!   loads, one probe at a time, from rows of positions the vectors wrote out: on Zen 5 that

@@ -1,4 +1,4 @@
-//! leveldb's probe positions in vectors: by [`Probes`]' multiply-shift, 16 or 8 lanes at a time,
+//! leveldb's probe positions in vectors: by [`ProbePositions`]' multiply-shift, 16 or 8 lanes at a time,
 //! or by a floating-point inverse of the array's length.
 
 use std::arch::x86_64::*;
@@ -7,32 +7,32 @@ use std::arch::x86_64::*;
 use super::hash::to_array;
 #[cfg(test)]
 use super::{GROUPS, LANES};
-use crate::kernels::positions::Probes;
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
-/// [`Probes`] in vectors: leveldb's probe positions for 16 hashes at once.
-pub(crate) struct Positions {
+/// [`ProbePositions`] in vectors: leveldb's probe positions for 16 hashes at once.
+pub(crate) struct VectorPositions {
     len: __m512i,
     magic: __m512i,
     shift: __m128i,
 }
 
-impl Positions {
+impl VectorPositions {
     avx512!(
-        pub(crate) fn new(probes: &Probes) -> Positions {
+        pub(crate) fn new(positions: &ProbePositions) -> VectorPositions {
             // In every 32-bit lane, though the multiplies read only the even ones: with the odd
             // ones zero, the compiler may take a multiply for a full 64-bit one and expand it
             // into three.
-            Positions {
-                len: _mm512_set1_epi32(probes.len as i32),
-                magic: _mm512_set1_epi32(probes.magic as i32),
-                shift: _mm_set_epi64x(0, i64::from(probes.shift)),
+            VectorPositions {
+                len: _mm512_set1_epi32(positions.len as i32),
+                magic: _mm512_set1_epi32(positions.magic as i32),
+                shift: _mm_set_epi64x(0, i64::from(positions.shift)),
             }
         }
     );
 
     avx512!(
-        /// The byte and the bit in it of each lane's probe `h % bits`, as [`Probes::position`]
+        /// The byte and the bit in it of each lane's probe `h % bits`, as [`ProbePositions::position`]
         /// computes it.
         #[inline]
         pub(crate) fn of(&self, h: __m512i) -> (__m512i, __m512i) {
@@ -53,7 +53,7 @@ impl Positions {
     );
 
     avx512!(
-        /// [`Positions::of`] for 8 hashes, one in the low half of each 64-bit lane (the high half is
+        /// [`VectorPositions::of`] for 8 hashes, one in the low half of each 64-bit lane (the high half is
         /// ignored); byte and bit come out as 64-bit lanes.
         #[inline]
         pub(crate) fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
@@ -65,13 +65,13 @@ impl Positions {
     );
 }
 
-/// [`Positions::of_qwords`] by a floating-point inverse of the array's length, computed per call
-/// in vector registers, where [`Probes`]' constants would take a division in general-purpose
+/// [`VectorPositions::of_qwords`] by a floating-point inverse of the array's length, computed per call
+/// in vector registers, where [`ProbePositions`]' constants would take a division in general-purpose
 /// ones: with the lanes and the mask of wanted ones also set up in vectors, single queries of a
 /// 1M-key filter went from 15.2–15.3 to 13.9–14.5 ns (Zen 5, `cargo bench --bench vs_leveldb --
 /// 1M`, two runs of each).
 ///
-/// The byte is a - q * len for a = h >> 3 < 2^29 (see [`Probes`]) and q = floor(a / len),
+/// The byte is a - q * len for a = h >> 3 < 2^29 (see [`ProbePositions`]) and q = floor(a / len),
 /// which is floor(h / bits) for bits = 8 len: the quotient is taken of h itself, so that
 /// the shift to `a` runs beside it, not ahead of it (each vector integer operation takes 2
 /// cycles on Zen 5). q = floor((h + 1/2) * r), r = 1/bits rounded to nearest, computed by one
@@ -135,21 +135,21 @@ impl InversePositions {
 }
 
 avx512!(
-    /// [`Positions::of`], [`Positions::of_qwords`] and [`InversePositions::of_qwords`] for 16
+    /// [`VectorPositions::of`], [`VectorPositions::of_qwords`] and [`InversePositions::of_qwords`] for 16
     /// hashes, each as bit indices (byte * 8 + bit), for the tests. The 64-bit lanes get a nonzero
     /// high half, which they must ignore.
     ///
     /// # Safety
-    /// The CPU must support the features of [`super::Isa::Avx512`].
+    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
     #[cfg(test)]
-    pub(crate) unsafe fn positions16(
-        probes: &Probes,
+    pub(crate) unsafe fn vector_bit_positions(
+        positions: &ProbePositions,
         array_len: usize,
         h: [u32; LANES],
     ) -> [[u32; LANES]; 3] {
-        let positions = Positions::new(probes);
+        let vector = VectorPositions::new(positions);
         // SAFETY: loadu reads the 16 u32s of `h`; it needs no alignment.
-        let (byte, bit) = positions.of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
+        let (byte, bit) = vector.of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
         let bits = to_array(&[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS]);
         let inverse = InversePositions::new(array_len);
         let mut qword_bits = [[0; LANES]; 2];
@@ -158,7 +158,7 @@ avx512!(
             let lanes = std::array::from_fn::<i64, 8, _>(|i| i64::from(half[i]));
             // SAFETY: loadu reads the 8 i64s of `lanes`; it needs no alignment.
             let lanes = _mm512_or_si512(unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) }, high);
-            for (way, (byte, bit)) in [positions.of_qwords(lanes), inverse.of_qwords(lanes)]
+            for (way, (byte, bit)) in [vector.of_qwords(lanes), inverse.of_qwords(lanes)]
                 .into_iter()
                 .enumerate()
             {

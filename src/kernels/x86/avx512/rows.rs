@@ -2,11 +2,11 @@
 
 use std::arch::x86_64::*;
 
-use super::hash::hash_chunk;
-use super::positions::Positions;
+use super::hash::hash_chunk_vectors;
+use super::positions::VectorPositions;
 use super::{GROUPS, LANES};
 use crate::kernels::CHUNK;
-use crate::kernels::positions::Probes;
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 /// One probe of each key of a chunk: the byte, and the bit in it as a mask.
@@ -72,7 +72,7 @@ pub(crate) struct RowWriter {
     h: [__m512i; GROUPS],
     /// What each lane's hash steps by from one probe to the next.
     delta: [__m512i; GROUPS],
-    positions: Positions,
+    positions: VectorPositions,
     len: __m512i,
 }
 
@@ -80,14 +80,18 @@ impl RowWriter {
     avx512!(
         /// Hashes the first `n` keys of a chunk.
         #[inline]
-        pub(crate) fn new(probes: &Probes, keys: &[&[u8]; CHUNK], n: usize) -> RowWriter {
-            let h = hash_chunk(keys, n);
+        pub(crate) fn new(
+            positions: &ProbePositions,
+            keys: &[&[u8]; CHUNK],
+            n: usize,
+        ) -> RowWriter {
+            let h = hash_chunk_vectors(keys, n);
             RowWriter {
                 // Double hashing: the second hash is the first rotated right by 17 bits.
                 delta: h.map(|h| _mm512_ror_epi32::<17>(h)),
                 h,
-                positions: Positions::new(probes),
-                len: _mm512_set1_epi32(probes.len as i32),
+                positions: VectorPositions::new(positions),
+                len: _mm512_set1_epi32(positions.len as i32),
             }
         }
     );
@@ -134,12 +138,12 @@ avx512!(
     /// byte `f` gets is below `probes.len`.
     #[inline]
     pub(crate) fn for_each_probe_row(
-        probes: &Probes,
+        positions: &ProbePositions,
         keys: &[&[u8]; CHUNK],
         n: usize,
         mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
     ) {
-        let mut writer = RowWriter::new(probes, keys, n);
+        let mut writer = RowWriter::new(positions, keys, n);
         // The next row is written while `f` reads this one, so that f's loads find their row
         // stored well before instead of waiting on vector stores just ahead of them: block builds
         // measured 3–4% faster on Zen 5.
@@ -147,13 +151,13 @@ avx512!(
         let [even, odd] = &mut rows;
         // SAFETY: `even` is a local row, valid for writes.
         unsafe { writer.write(even) };
-        for probe in 0..probes.k {
+        for probe in 0..positions.k {
             let (this, next) = if probe % 2 == 0 {
                 (&*even, &mut *odd)
             } else {
                 (&*odd, &mut *even)
             };
-            if probe + 1 < probes.k {
+            if probe + 1 < positions.k {
                 // SAFETY: `next` is a local row, valid for writes.
                 unsafe { writer.write(next) };
             }

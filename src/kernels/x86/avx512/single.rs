@@ -2,23 +2,23 @@
 
 use std::arch::x86_64::*;
 
-use super::positions::{InversePositions, Positions};
+use super::positions::{InversePositions, VectorPositions};
 use super::registers::{Lookup, Registers};
-use crate::kernels::portable::bloom_hash_one;
-use crate::kernels::positions::Probes;
+use crate::kernels::portable::single_query_hash;
+use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 /// 64-bit lanes per vector, as the single-key query uses them.
 const QWORD_LANES: u32 = 8;
 
-/// The single query with the kernels' common signature: [`may_match_no_unwind`] as a bool.
+/// The single query with the kernels' common signature: [`may_match_c_abi`] as a bool.
 ///
 /// # Safety
 /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
 #[inline(always)]
 pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     // SAFETY: the CPU has the features, by this function's contract.
-    unsafe { may_match_no_unwind(k.into(), key, array) != 0 }
+    unsafe { may_match_c_abi(k.into(), key, array) != 0 }
 }
 
 avx512!(
@@ -29,27 +29,29 @@ avx512!(
     /// bits per key) in one round.
     ///
     /// A C-ABI function returning 0 or 1, so that a call to it cannot unwind, and the C entries
-    /// reach it by a tail jump (see [`super::one::may_match_one_c`]); `k` comes first so that they
+    /// reach it by a tail jump (see [`crate::no_unwind::single_query`]); `k` comes first so that they
     /// pass the key and filter on in the registers they arrive in. A panic inside would abort the
     /// process, so there must be none to reach: [`CannotPanic`] proves it.
     ///
     /// # Safety
-    /// The CPU must support the features of [`super::Isa::Avx512`].
+    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
     #[inline]
     #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
-    pub(crate) unsafe extern "C" fn may_match_no_unwind(k: u32, key: &[u8], array: &[u8]) -> u8 {
+    pub(crate) unsafe extern "C" fn may_match_c_abi(k: u32, key: &[u8], array: &[u8]) -> u8 {
         let proof = CannotPanic;
         // Each kind of lookup compiled apart, with nothing left to dispatch on after the hash.
         let answer = match Lookup::new(array) {
             lookup @ Lookup::Registers(Registers::Two(_)) => {
-                probe_one(bloom_hash_one::<false>(key), array, k, &lookup)
+                probe_one(single_query_hash::<false>(key), array, k, &lookup)
             }
             lookup @ Lookup::Registers(Registers::Four(_)) => {
-                probe_one(bloom_hash_one::<false>(key), array, k, &lookup)
+                probe_one(single_query_hash::<false>(key), array, k, &lookup)
             }
             // Past the registers the query waits on memory anyway: branches on the key's length
             // cost less there than the conditional moves' longer chain (see bloom_hash_one).
-            lookup @ Lookup::Memory(_) => probe_one(bloom_hash_one::<true>(key), array, k, &lookup),
+            lookup @ Lookup::Memory(_) => {
+                probe_one(single_query_hash::<true>(key), array, k, &lookup)
+            }
         };
         proof.holds();
         answer
@@ -57,7 +59,7 @@ avx512!(
 );
 
 avx512!(
-    /// The probes of [`may_match_one`] for hash `h`.
+    /// The probes of [`may_match_c_abi`] for hash `h`.
     ///
     /// Written with as few instructions that write a register, and as short a chain from the hash
     /// to the gather, as it can: a run of single queries is bound by how many of them the CPU holds
@@ -75,11 +77,11 @@ avx512!(
             // Zero high halves: from a rotated 32-bit broadcast the compiler emulated a full 64-bit
             // multiply (6.69-6.76 against 6.42-6.46 ns, benches/single_query_ab.c --keys 100).
             Lookup::Registers(_) => {
-                let probes = Probes::new(array.len(), k as u8);
+                let scalar = ProbePositions::new(array.len(), k as u8);
                 let hashes = _mm512_set1_epi64(i64::from(h));
                 let delta = _mm512_ror_epi32::<17>(hashes);
                 (
-                    SinglePositions::Table(Positions::new(&probes)),
+                    SingleQueryPositions::Table(VectorPositions::new(&scalar)),
                     hashes,
                     delta,
                 )
@@ -88,7 +90,7 @@ avx512!(
             // general-purpose register while `h` moves to the vector: a vector rotate would add its
             // 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
             Lookup::Memory(_) => (
-                SinglePositions::Inverse(InversePositions::new(array.len())),
+                SingleQueryPositions::Inverse(InversePositions::new(array.len())),
                 _mm512_set1_epi32(h as i32),
                 _mm512_set1_epi32(h.rotate_right(17) as i32),
             ),
@@ -112,19 +114,19 @@ avx512!(
 );
 
 /// How [`probe_one`] finds its positions: one way or the other for each kind of [`Lookup`].
-enum SinglePositions {
-    Table(Positions),
+enum SingleQueryPositions {
+    Table(VectorPositions),
     Inverse(InversePositions),
 }
 
-impl SinglePositions {
+impl SingleQueryPositions {
     avx512!(
-        /// [`Positions::of_qwords`].
+        /// [`VectorPositions::of_qwords`].
         #[inline]
         fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
             match self {
-                SinglePositions::Table(positions) => positions.of_qwords(h),
-                SinglePositions::Inverse(positions) => positions.of_qwords(h),
+                SingleQueryPositions::Table(positions) => positions.of_qwords(h),
+                SingleQueryPositions::Inverse(positions) => positions.of_qwords(h),
             }
         }
     );
