@@ -20,8 +20,7 @@ pub(crate) fn fill_bit_array<'k>(isa: Isa, k: u8, keys: impl Keys<'k>, array: &m
 }
 
 /// Adds the probes of `keys` to `batch` a chunk at a time, and hands it to `empty` (which must
-/// empty it) whenever it is full and once at the end. `batch` must come from
-/// [`Isa::probe_batch`], which gives one only with AVX-512.
+/// empty it) whenever it is full and once at the end.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn in_batches<'k>(

@@ -12,12 +12,14 @@ use crate::kernels::{
     x86::{avx2, avx512},
 };
 
+// The two AVX-512 kernels used outside a `match`: the batch that [`Isa::probe_batch`] hands
+// out, and the single query that no_unwind reaches by a tail jump once AVX-512 is detected.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx512::batch::ProbeBatch;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx512::single::may_match_c_abi;
 
-/// How keys are hashed. Get one from [`Isa::best`]; tests also force each available one.
+/// Which kernels run. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Isa {
@@ -27,7 +29,7 @@ pub(crate) enum Isa {
     #[cfg(target_arch = "x86_64")]
     Avx2 = 2,
     /// 16 keys at once in AVX-512 lanes, with byte-masked loads and byte permutes (AVX-512 F,
-    /// BW, VL and VBMI, and BMI2: Ice Lake, Zen 4 and later). Only constructed when the CPU has
+    /// BW, VL and VBMI, and BMI2: kernels/x86/features.rs). Only constructed when the CPU has
     /// them.
     #[cfg(target_arch = "x86_64")]
     Avx512 = 3,
@@ -170,8 +172,8 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
             Isa::Avx512 => unsafe { avx512::single::may_match(key, array, k) },
-            // Past the L2, AVX2's gathers lost to the scalar path's plain loads, and under 4 bytes its
-            // 4-byte reads do not fit (see avx2::may_match_one).
+            // Past the L2, AVX2's gathers lose to the portable kernel's plain loads, and under 4
+            // bytes its 4-byte reads do not fit (see avx2::may_match).
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 if (4..LARGE_ARRAY_BYTES).contains(&array.len()) => {
                 // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.

@@ -10,7 +10,8 @@ use crate::dispatch::may_match_c_abi;
 use crate::format::parse;
 
 /// Runs an export's body and turns a panic into the export's documented error result. Internal
-/// C-ABI functions use it too ([`single_query_off_avx512`]), as no panic may unwind out of one either.
+/// C-ABI functions use it too ([`single_query_off_avx512`]), as no panic may unwind out of one
+/// either.
 macro_rules! ffi_boundary {
     ($on_panic:expr, $body:block) => {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)

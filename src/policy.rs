@@ -1,8 +1,9 @@
-//! leveldb's bloom filter (`util/bloom.cc`, leveldb 1.23, policy `leveldb.BuiltinBloomFilter2`).
+//! The Rust API: leveldb's bloom filter policy (`util/bloom.cc`, leveldb 1.23, policy
+//! `leveldb.BuiltinBloomFilter2`).
 //!
 //! A filter is a bit array followed by one byte holding k, the number of probes. A key sets (or
 //! tests) k bits chosen by double hashing from one 32-bit hash. Building and queries run on the
-//! fast paths in src/fast; [`crate::scalar`] is the plain version they are tested against.
+//! kernels (src/kernels); [`crate::scalar`] is the plain version they are tested against.
 
 use std::collections::TryReserveError;
 

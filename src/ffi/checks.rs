@@ -30,10 +30,10 @@ fn is_object_length(len: usize) -> bool {
     len <= isize::MAX as usize
 }
 
-/// [`borrow_bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them again:
-/// a C caller's keys are checked a chunk at a time before any of them is borrowed
-/// (`fast::KeyArrays`), and checking each key again cost the build of a 100-key filter 8% (0.5 ns
-/// per key on Zen 5, when the whole array was checked first).
+/// [`borrow_bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them
+/// again: a C caller's keys are checked a chunk at a time before any of them is borrowed
+/// ([`KeyArrays`](crate::ffi::key_arrays::KeyArrays)), and checking each key again would slow a
+/// block filter's build (see docs/PERFORMANCE.md, C key arrays).
 ///
 /// # Safety
 /// `can_borrow(ptr, len)` must hold, and a non-NULL `ptr` must point to `len` readable bytes
@@ -49,10 +49,9 @@ pub(crate) unsafe fn accepted_bytes<'a>(ptr: *const c_char, len: usize) -> &'a [
 
 /// A query's key and filter, borrowed when both pointers are non-NULL, both lengths in range and
 /// the filter frames a bit array (2 bytes or more): every call but a bad or empty one, decided in
-/// a few predictable branches that change no register. `None` leaves the rest to [`borrow_bytes`],
-/// whose checks compile to conditional moves that put the key's address later: taking this way
-/// first cut `leveldb_filterpolicy_key_may_match` on a block filter from 10.0–10.6 to 9.7 ns
-/// (`cargo bench --bench vs_leveldb -- block`, Zen 5).
+/// a few predictable branches that change no register. `None` leaves the rest to
+/// [`borrow_bytes`], whose checks compile to conditional moves that put the key's address later,
+/// on the single query's chain (see docs/PERFORMANCE.md, Single query: pointer checks).
 ///
 /// # Safety
 /// As [`borrow_bytes`], for both.

@@ -123,7 +123,8 @@ unsafe fn bloom_filter_malloc(
     // SAFETY: per this function's contract.
     let mut key_arrays = unsafe { KeyArrays::new(Isa::best(), keys) };
     bloom.fill_filter_from(&mut key_arrays, out);
-    // Keys are checked as they are read, a chunk at a time, not in a pass of their own first.
+    // The keys were checked as they were read, a chunk at a time: one that cannot exist fails
+    // the call, and the filter written so far is dropped.
     if !key_arrays.all_read_valid() {
         // SAFETY: `buffer` came from malloc and is not returned.
         unsafe { libc::free(buffer.cast()) };

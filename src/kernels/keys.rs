@@ -4,23 +4,20 @@ use crate::kernels::{CHUNK, prefetch_line};
 
 /// Calls with at least this many keys (by their iterator's size hint; an unknown number counts as
 /// many) prefetch them ([`for_each_chunk`]): so many keys stream from memory, and the hardware
-/// prefetcher alone left the hash waiting on their loads. On Zen 5,
-/// 1M keys (`cargo bench --bench vs_leveldb -- 1M`), ns per key: AVX-512 builds 8.6–9.0 -> 6.3–6.4
-/// and batch queries 8.1–8.6 -> 5.9–6.1; AVX2 builds 15.5 -> 12.1 and batch queries 12.4–12.8 ->
-/// 10.5–10.9; portable builds 24.1–24.7 -> 22.1–23.2 (its queries the same). Fewer keys are
-/// taken to be in cache, as a table block's are, where prefetching them only cost time: 3–5% of
-/// a 100-key filter's build and 7% of a 20-key one's, 8–10% of the 20-key batch queries.
+/// prefetcher alone leaves the hash waiting on their loads. Fewer keys are taken to be in cache,
+/// as a table block's are, where prefetching them only costs time (see docs/PERFORMANCE.md,
+/// Prefetching keys).
 const PREFETCH_KEYS_MIN: usize = 1024;
 
-/// How many chunks ahead of the hash keys are prefetched: 1, 2 and 4 measured alike.
+/// How many chunks ahead of the hash keys are prefetched (see docs/PERFORMANCE.md, Prefetching
+/// keys).
 const KEYS_AHEAD: usize = 2;
 
 /// An empty key whose address is in mapped memory, for the vector paths to load from instead of
 /// an empty slice's dangling pointer: they load every lane of a group with a masked load, which
-/// from an address in no mapped page takes a microcode assist even with every byte masked off
-/// (some 380 cycles on Zen 5; it made 20-key filters, whose chunk has unused lanes, build
-/// 2.3–2.9x slower than leveldb's). They read at most 64 bytes from a key's address, none of
-/// them from an empty key.
+/// from an address in no mapped page takes a slow microcode assist even with every byte masked
+/// off (see docs/PERFORMANCE.md, Empty keys and masked loads). They read at most 64 bytes from a
+/// key's address, none of them from an empty key.
 pub(crate) const NO_KEY: &[u8] = UNREAD.split_at(0).0;
 
 /// [`NO_KEY`]'s bytes: a static, so that NO_KEY has one address.
@@ -34,7 +31,7 @@ pub(crate) fn dangles(key: &[u8]) -> bool {
 }
 
 /// A call's keys, read a chunk at a time: from an iterator, or from a C caller's arrays
-/// ([`KeyArrays`]).
+/// (`KeyArrays`, src/ffi/key_arrays.rs).
 pub(crate) trait Keys<'k> {
     /// How many keys are left at most, if known.
     fn max_len(&self) -> Option<usize>;
@@ -76,8 +73,8 @@ pub(crate) fn for_each_chunk<'k>(
 ) {
     let prefetch_keys = keys.max_len().is_none_or(|n| n >= PREFETCH_KEYS_MIN);
     let mut read = |chunk: &mut [&'k [u8]; CHUNK]| keys.read(chunk, prefetch_keys);
-    // Copied from a constant: one memcpy, where a fresh array took 128 scalar stores (2–3% of a
-    // 100-key filter's build). Unused lanes hold NO_KEY, not a dangling pointer.
+    // Copied from a constant: one memcpy, where a fresh array would take a store per lane.
+    // Unused lanes hold NO_KEY, not a dangling pointer.
     const EMPTY: [&[u8]; CHUNK] = [NO_KEY; CHUNK];
     if !prefetch_keys {
         let mut chunk = EMPTY;
@@ -93,7 +90,7 @@ pub(crate) fn for_each_chunk<'k>(
         }
     }
     // Chunk number c is read into slot c % RING, KEYS_AHEAD chunks before it is handed on. Only
-    // here: the ring's set-up and bookkeeping made block filters' batch queries 5–15% slower.
+    // for many keys: the ring's set-up and bookkeeping slow down a block filter's calls.
     const RING: usize = KEYS_AHEAD + 1;
     let mut ring = [EMPTY; RING];
     let mut new_keys = [0; RING];

@@ -1,22 +1,23 @@
-//! The fast paths behind [`crate::BloomPolicy`]: the same bits and answers as [`crate::scalar`]
-//! (the tests compare them on every path), computed faster.
+//! The kernels: the same bits and answers as [`crate::scalar`] (the tests compare them on every
+//! path), computed faster; portable ones for any CPU and x86-64 ones for AVX2 and AVX-512, all
+//! with one signature per operation, chosen by [`crate::dispatch`].
 //!
 //! Where leveldb's loop spends its time, and what replaces it here:
 //! - a 64-bit division per probe (`h % bits`): an exact multiply-and-shift with a constant
 //!   computed once per filter (from a table for block-sized ones), 8 or 16 probes at a time in
-//!   vectors ([`ProbePositions`]); an AVX-512 single query of a larger filter multiplies by a
-//!   floating-point inverse instead (avx512::InversePositions);
+//!   vectors ([`positions::ProbePositions`]); an AVX-512 single query of a larger filter
+//!   multiplies by a floating-point inverse instead (`InversePositions`, x86/avx512/positions.rs);
 //! - one serial multiply chain per key hash: keys are hashed a chunk at a time so independent
-//!   chains overlap, with AVX2 8 and AVX-512 16 keys per instruction ([`Isa`]);
+//!   chains overlap, with AVX2 8 and AVX-512 16 keys per instruction;
 //! - reading probed bits one by one: with AVX-512, 16 at a time, by byte permutes from registers
 //!   holding a block's whole filter (larger ones are still read one probe at a time);
 //! - cache misses in filters past the caches: on the portable and AVX2 paths a chunk's probe
 //!   positions are computed first and prefetched, so the misses overlap instead of queueing one
-//!   after another; the AVX-512 path computes those of 4096 keys before reading or setting any
-//!   (src/fast/avx512.rs);
+//!   after another; the AVX-512 path computes those of thousands of keys before reading or
+//!   setting any (`ProbeBatch`, x86/avx512/batch.rs);
 //! - keys streaming from memory, whose loads the hash would wait on: calls of many keys prefetch
-//!   them a few chunks ahead ([`PREFETCH_KEYS_MIN`]), and a C caller's arrays of key pointers
-//!   and lengths ahead of that (key_arrays.rs);
+//!   them a few chunks ahead ([`keys::for_each_chunk`]), and a C caller's arrays of key pointers
+//!   and lengths ahead of that (`KeyArrays`, src/ffi/key_arrays.rs);
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
@@ -31,7 +32,7 @@ pub(crate) mod x86;
 pub(crate) const CHUNK: usize = 64;
 
 /// Bit arrays at least this long (bytes) are past the core's L2 cache: probed through the
-/// prefetching pipeline, or with AVX-512 a batch of keys at a time (avx512::ProbeBatch). Smaller
+/// prefetching pipeline, or with AVX-512 a batch of keys at a time (`ProbeBatch`). Smaller
 /// ones stay in the L2 cache, where both only cost time.
 pub(crate) const LARGE_ARRAY_BYTES: usize = 512 * 1024;
 

@@ -159,12 +159,10 @@ pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
 /// [`bloom_hash`] for one key: 16 bytes per loop step and 8 if left, then the odd word and the
 /// 1–3 tail bytes, the tail found from the length alone. Keys vary in length, so branches on it
 /// mispredict; without `BRANCH_ON_LENGTH` the odd word is found from the length too, both last
-/// steps are computed and kept or dropped by conditional moves, which instead put their 6 cycles
-/// on every key's chain. Which costs less depends on what else the query waits for. Measured on
-/// Zen 5 (`cargo bench --bench vs_leveldb -- block 1M`, ns per single query): a filter in
-/// registers, where the query waits on nothing else, 9.3–9.8 without the branches against
-/// 9.7–10.1 with them; a 1M-key filter in memory, whose loads a query waits for anyway,
-/// 17.3–18.3 without against 16.5–17.3 with.
+/// steps are computed and kept or dropped by conditional moves, which instead lengthen every
+/// key's chain. Which costs less depends on what else the query waits for: a filter in registers
+/// waits on nothing else and takes the conditional moves, a filter in memory waits on its loads
+/// anyway and takes the branches (see docs/PERFORMANCE.md, Single query: branches on key length).
 #[inline(always)]
 pub(crate) fn single_query_hash<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32 {
     let len = key.len();
@@ -173,8 +171,8 @@ pub(crate) fn single_query_hash<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32
     }
     let mut h = BLOOM_SEED ^ (len as u32).wrapping_mul(MULTIPLIER);
     // 16 bytes per loop step, then 8 if left. Compiled, each word's load folds into its add;
-    // 8-byte steps became a loop unrolled twice, of 8-byte loads split by shifts, which took 8
-    // instructions more per block query and 0.6-0.8 ns (Zen 5).
+    // 8-byte steps become a loop unrolled twice, of 8-byte loads split by shifts, which take more
+    // instructions per query (see docs/PERFORMANCE.md, Single query: instruction count).
     let mut rest = key;
     let sixteen_step = |h: u32, sixteen: &[u8; 16]| {
         let (first, second) = sixteen.split_at(8);
@@ -222,8 +220,8 @@ pub(crate) fn single_query_hash<const BRANCH_ON_LENGTH: bool>(key: &[u8]) -> u32
 }
 
 /// [`mix`] for the two words of 8 bytes, each read on its own, so that its load folds into its
-/// add: read as one 8-byte value, they took a shift to split and one register more, which the
-/// AVX-512 query then saved on the stack.
+/// add: read as one 8-byte value, they would take a shift to split and one register more, which
+/// the AVX-512 query would have to save on the stack.
 #[inline(always)]
 fn mix_eight(h: u32, eight: &[u8]) -> u32 {
     let (first, second) = eight.split_at(4);

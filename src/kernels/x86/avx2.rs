@@ -1,4 +1,5 @@
-//! leveldb's hash of 8 keys at once, one key per 32-bit AVX2 lane.
+//! The AVX2 kernels: leveldb's hash of 8 keys at once, one key per 32-bit lane, and a single
+//! query that tests 4 probes per vector.
 //!
 //! Every step of the hash is `h = (h + w) * m; h ^= h >> s` with s = 16 for a whole word and
 //! s = 24 for the zero-padded tail word, so keys of different lengths share the steps: a lane
@@ -198,11 +199,11 @@ avx2!(
 avx2!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
     /// the hash in scalar code, then the probes 4 per vector (two vectors at a time), each reading
-    /// its 4 bytes from the probed one on by a gather, with no branch on the bits. With AVX2 forced
-    /// on Zen 5 (a test build), `cargo bench --bench vs_leveldb -- block 1M`: block filters
-    /// 16.7–17.3 -> 15.4–15.8 ns per query against the scalar path; 1M filters 19.5–20.3 -> 20.7–21.1,
-    /// so arrays past the L2 are left to the scalar path (`one::may_match_one_on`
-    /// routes them), as are arrays under 4 bytes, which a 4-byte read cannot fit in.
+    /// its 4 bytes from the probed one on by a gather, with no branch on the bits. The gathers beat
+    /// the portable kernel's plain loads only in arrays within the L2 cache, so larger arrays are
+    /// left to it ([`crate::dispatch::Isa::may_match`] routes them; see docs/PERFORMANCE.md,
+    /// Single query: AVX2 gathers), as are arrays under 4 bytes, which a 4-byte read cannot fit
+    /// in.
     ///
     /// # Panics
     /// If `array` is shorter than 4 bytes.
@@ -252,7 +253,7 @@ avx2!(
             let set = set_bits(low) | (set_bits(high) << 4);
             let wanted = (1 << left.min(8)) - 1;
             let all_set = set & wanted == wanted;
-            // Only k > 8 (up to 30) takes more rounds.
+            // Only k > 8 (up to 30) takes another pass.
             if left <= 8 || !all_set {
                 return all_set;
             }

@@ -9,17 +9,14 @@ use crate::kernels::x86::features::avx512;
 /// Probes per [`ProbeBatch`]: 4096 keys at k = 6, 120 KB of rows.
 const BATCH_PROBES: usize = 4096 * 6;
 
-/// Calls with fewer keys go chunk by chunk, as smaller arrays do: in a C loop of batch queries
-/// against a 1M-key filter, a batch made calls of 8 keys 7% slower (its allocation), of 64 keys
-/// 3%, of 128 to 512 keys 0–3%; calls of 1024 and 4096 keys came out within noise (-10% to +5%),
-/// and one call of 1M keys 15% faster (the benchmark's 1M rows).
+/// Calls with fewer keys go chunk by chunk, as smaller arrays do: for few keys the batch's
+/// allocation costs more than it saves (see docs/PERFORMANCE.md, AVX-512: batches of probes).
 const MIN_BATCH_KEYS: usize = 1024;
 
 avx512!(
-    /// Adds the probes of a chunk's first `n` keys to `batch`: its k rows, written by a [`RowWriter`]
-    /// straight into the batch's memory. Handed on by [`for_each_probe_row`] and copied into the
-    /// batch, they took 1M-key batch queries 5.04–5.23 ns per key against 4.82–4.95
-    /// (`single_query_ab --stream --batch --chunk 1000000`, Zen 5, three runs).
+    /// Adds the probes of a chunk's first `n` keys to `batch`: its k rows, written by a
+    /// [`RowWriter`] straight into the batch's memory rather than into rows of its own first and
+    /// copied (see docs/PERFORMANCE.md, AVX-512: batches of probes).
     ///
     /// # Safety
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
@@ -49,10 +46,8 @@ avx512!(
 /// The probes of a batch of keys, of whole chunks, in the rows a [`RowWriter`] writes:
 /// for an array past the L2 cache, every probe of the batch is computed before any is read or
 /// set. Chunk by chunk, bits that wait on memory and the next keys' hashes, which wait on the
-/// multiplier, got in each other's way. On Zen 5, ns per key: 1M-key filter (1.25 MB) builds
-/// 9.6–9.9 -> 8.4–9.5 (batches of 16 to 1024 chunks alike), batch queries 9.5–10.0 -> 8.3–8.7;
-/// 8M-key filter (10 MB) builds 11.4–11.5 -> 9.5–10.3. The AVX2 path measured no gain for builds
-/// (15.0 -> 14.9) and a loss for queries (12.8–13.8 -> 14.6–15.0): it keeps its prefetching.
+/// multiplier, get in each other's way. The AVX2 kernels gain nothing from batches and keep
+/// their prefetching (see docs/PERFORMANCE.md, AVX-512: batches of probes).
 pub(crate) struct ProbeBatch {
     /// Whole rows, lanes past a partial chunk's keys too.
     rows: Vec<ProbeRow>,
@@ -80,9 +75,8 @@ impl ProbeBatch {
         if k == 0 || keys < MIN_BATCH_KEYS {
             return None;
         }
-        // Reserved, not written: a batch first made as 120 KB of zeroes, whatever the keys,
-        // made batch queries of a 1M-key filter 3.5x slower for 8 keys (428 -> 1486–1533 ns
-        // per call) and 1.9x for 64.
+        // Reserved, not written: zeroing a whole batch, whatever the keys, would cost a call of
+        // few keys far more than its queries.
         let chunks = (BATCH_PROBES / (CHUNK * k))
             .min(keys.div_ceil(CHUNK))
             .max(1);
@@ -131,8 +125,8 @@ impl ProbeBatch {
 
     /// Sets the bits of the batch's probes in `array`, and empties the batch.
     ///
-    /// Unchecked per probe, as the build chunk by chunk: 1M-key filters built in 6.4–7.0 ns
-    /// per key with a check, 6.2 without.
+    /// Unchecked per probe, as the build chunk by chunk: [`RowWriter`] checked every position, and
+    /// a check per probe slows the build (see docs/PERFORMANCE.md, AVX-512: building).
     pub(crate) fn set_bits(&mut self, array: &mut [u8]) {
         assert!(self.below as usize <= array.len(), "probes past the array");
         for (rows, n) in self.chunks() {
@@ -150,7 +144,7 @@ impl ProbeBatch {
         assert!(self.below as usize <= array.len(), "probes past the array");
         let mut answered = 0;
         for (rows, n) in self.chunks() {
-            // Every probe is read, without branching on the bits (see test_chunk).
+            // Every probe is read, without branching on the bits (see chunk::test_chunk).
             let mut all_set = [true; CHUNK];
             for (bytes, masks) in rows {
                 // SAFETY: every byte is below self.below <= array.len().

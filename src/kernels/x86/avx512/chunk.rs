@@ -12,8 +12,9 @@ use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 avx512!(
-    /// [`portable::fill_chunk`](crate::kernels::portable::fill_chunk): the chunk's hashes and probe positions 16 lanes per instruction
-    /// ([`for_each_probe_row`]), then the bits set.
+    /// [`portable::fill_chunk`](crate::kernels::portable::fill_chunk) with AVX-512: the chunk's
+    /// hashes and probe positions 16 lanes per instruction ([`for_each_probe_row`]), then the
+    /// bits set.
     ///
     /// # Safety
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
@@ -25,17 +26,17 @@ avx512!(
     ) {
         assert!(positions.len as usize <= array.len());
         for_each_probe_row(positions, keys, n, |bytes, masks| {
-            // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
+            // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
             unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
         });
     }
 );
 
 avx512!(
-    /// [`portable::test_chunk`](crate::kernels::portable::test_chunk): every probe of every key tested (an early exit would mispredict about
-    /// once per key); 16 keys' probes per instruction from a bit array in registers; for a larger
-    /// one, one plain load per probe from [`for_each_probe_row`]'s rows ([`probed_bytes`]), tested
-    /// 64 keys per instruction.
+    /// [`portable::test_chunk`](crate::kernels::portable::test_chunk) with AVX-512: every probe of
+    /// every key tested (an early exit would mispredict about once per key); 16 keys' probes per
+    /// instruction from a bit array in registers; for a larger one, one plain load per probe from
+    /// [`for_each_probe_row`]'s rows ([`probed_bytes`]), tested 64 keys per instruction.
     ///
     /// # Safety
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
@@ -49,10 +50,10 @@ avx512!(
         let registers = match Lookup::new(array) {
             Lookup::Registers(registers) => registers,
             Lookup::Memory(array) => {
-                // Plain loads, measured faster than gathers on Zen 5. Each row's probed bytes are
-                // copied out and tested against their masks 64 at a time, so a probe costs no more
-                // than its load and one store (15% faster than testing and AND-ing each in scalar
-                // code).
+                // Plain loads, not gathers. Each row's probed bytes are copied out and tested
+                // against their masks 64 at a time, so a probe costs no more than its load and one
+                // store, less than testing and AND-ing each in scalar code (see
+                // docs/PERFORMANCE.md, AVX-512: plain loads, not gathers).
                 assert!(
                     positions.len as usize <= array.len(),
                     "probes past the array"
@@ -60,7 +61,7 @@ avx512!(
                 let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
                 let mut set = keys_in_chunk;
                 for_each_probe_row(positions, keys, n, |bytes, masks| {
-                    // SAFETY: for_each_probe_row checked every byte < probes.len <= array.len().
+                    // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
                     let probed = unsafe { probed_bytes(array, bytes) };
                     // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
                     // first n bytes, all of `masks`.

@@ -15,8 +15,9 @@ use crate::kernels::x86::features::avx512;
 const MAX_LANE_KEY_LEN: usize = 64;
 
 avx512!(
-    /// Writes `bloom_hash(keys[i])` to `hashes[i]`: [`hash_chunk`] for any number of keys, which
-    /// the tests compare with the scalar hash (building and queries keep the hashes in registers).
+    /// Writes `bloom_hash(keys[i])` to `hashes[i]`: [`hash_chunk_vectors`] for any number of keys,
+    /// which the tests compare with the scalar hash (building and queries keep the hashes in
+    /// registers).
     ///
     /// # Safety
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
@@ -33,8 +34,8 @@ avx512!(
 avx512!(
     /// The hashes of a chunk's first `n` keys, 16 per vector (the rest are stale).
     ///
-    /// Its groups of 16 keys are hashed side by side: a step's multiply takes 10 cycles on some
-    /// CPUs, and independent chains keep the multiplier busy meanwhile.
+    /// Its groups of 16 keys are hashed side by side: a step's multiply has a long latency, and
+    /// independent chains keep the multiplier busy meanwhile.
     #[inline]
     pub(crate) fn hash_chunk_vectors(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
         // Lane lengths, in one pass so that each group loads its 16 at once. A longer key takes

@@ -1,5 +1,5 @@
-//! leveldb's probe positions in vectors: by [`ProbePositions`]' multiply-shift, 16 or 8 lanes at a time,
-//! or by a floating-point inverse of the array's length.
+//! leveldb's probe positions in vectors: by [`ProbePositions`]' multiply-shift, 16 or 8 lanes at
+//! a time, or by a floating-point inverse of the array's length.
 
 use std::arch::x86_64::*;
 
@@ -32,12 +32,13 @@ impl VectorPositions {
     );
 
     avx512!(
-        /// The byte and the bit in it of each lane's probe `h % bits`, as [`ProbePositions::position`]
-        /// computes it.
+        /// The byte and the bit in it of each lane's probe `h % bits`, as
+        /// [`ProbePositions::position`] computes it.
         #[inline]
         pub(crate) fn of(&self, h: __m512i) -> (__m512i, __m512i) {
             let a = _mm512_srli_epi32::<3>(h);
-            // The multiplies take the even lanes; the odd ones are shifted down to take their turn.
+            // The multiplies take the even lanes; the odd ones are shifted down to take their
+            // turn.
             let quotient = |a| _mm512_srl_epi64(_mm512_mul_epu32(a, self.magic), self.shift);
             let q_even = quotient(a);
             let q_odd = quotient(_mm512_srli_epi64::<32>(a));
@@ -53,8 +54,8 @@ impl VectorPositions {
     );
 
     avx512!(
-        /// [`VectorPositions::of`] for 8 hashes, one in the low half of each 64-bit lane (the high half is
-        /// ignored); byte and bit come out as 64-bit lanes.
+        /// [`VectorPositions::of`] for 8 hashes, one in the low half of each 64-bit lane (the high
+        /// half is ignored); byte and bit come out as 64-bit lanes.
         #[inline]
         pub(crate) fn of_qwords(&self, h: __m512i) -> (__m512i, __m512i) {
             let a = _mm512_srli_epi64::<3>(_mm512_and_si512(h, _mm512_set1_epi64(0xffff_ffff)));
@@ -65,21 +66,20 @@ impl VectorPositions {
     );
 }
 
-/// [`VectorPositions::of_qwords`] by a floating-point inverse of the array's length, computed per call
-/// in vector registers, where [`ProbePositions`]' constants would take a division in general-purpose
-/// ones: with the lanes and the mask of wanted ones also set up in vectors, single queries of a
-/// 1M-key filter went from 15.2–15.3 to 13.9–14.5 ns (Zen 5, `cargo bench --bench vs_leveldb --
-/// 1M`, two runs of each).
+/// [`VectorPositions::of_qwords`] by a floating-point inverse of the array's length, computed per
+/// call in vector registers, where [`ProbePositions`]' constants would take a division in
+/// general-purpose ones, on the single query's chain (see docs/PERFORMANCE.md, Single query:
+/// positions by a floating-point inverse).
 ///
 /// The byte is a - q * len for a = h >> 3 < 2^29 (see [`ProbePositions`]) and q = floor(a / len),
-/// which is floor(h / bits) for bits = 8 len: the quotient is taken of h itself, so that
-/// the shift to `a` runs beside it, not ahead of it (each vector integer operation takes 2
-/// cycles on Zen 5). q = floor((h + 1/2) * r), r = 1/bits rounded to nearest, computed by one
-/// fused multiply-add rounding down. Exact for every len >= 1: (h + 1/2) / bits, an odd number
-/// over 2 bits, is at least 1 / (2 bits) away from any integer, and (h + 1/2) * r differs from
-/// it by a relative 2^-53 at most, so by less than 2^32 / bits * 2^-53 = 2^-21 / bits. For
-/// len >= 2^29 (then h < bits) q is 0 and the byte is a, as leveldb's position is h itself from
-/// 2^32 bits on; the multiply by len's low 32 bits is then a multiply by 0.
+/// which is floor(h / bits) for bits = 8 len: the quotient is taken of h itself, so that the
+/// shift to `a` runs beside it, not ahead of it, on a chain of slow vector integer operations.
+/// q = floor((h + 1/2) * r), r = 1/bits rounded to nearest, computed by one fused multiply-add
+/// rounding down. Exact for every len >= 1: (h + 1/2) / bits, an odd number over 2 bits, is at
+/// least 1 / (2 bits) away from any integer, and (h + 1/2) * r differs from it by a relative
+/// 2^-53 at most, so by less than 2^32 / bits * 2^-53 = 2^-21 / bits. For len >= 2^29 (then
+/// h < bits) q is 0 and the byte is a, as leveldb's position is h itself from 2^32 bits on; the
+/// multiply by len's low 32 bits is then a multiply by 0.
 pub(crate) struct InversePositions {
     len: __m512i,
     inverse: __m512d,
@@ -135,9 +135,9 @@ impl InversePositions {
 }
 
 avx512!(
-    /// [`VectorPositions::of`], [`VectorPositions::of_qwords`] and [`InversePositions::of_qwords`] for 16
-    /// hashes, each as bit indices (byte * 8 + bit), for the tests. The 64-bit lanes get a nonzero
-    /// high half, which they must ignore.
+    /// [`VectorPositions::of`], [`VectorPositions::of_qwords`] and [`InversePositions::of_qwords`]
+    /// for 16 hashes, each as bit indices (byte * 8 + bit), for the tests. The 64-bit lanes get a
+    /// nonzero high half, which they must ignore.
     ///
     /// # Safety
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].

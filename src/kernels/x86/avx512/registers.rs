@@ -12,7 +12,7 @@ const REGISTER_ARRAY_BYTES: usize = 256;
 #[allow(clippy::large_enum_variant)] // It is meant to live in registers, for one call.
 pub(crate) enum Lookup<'a> {
     Registers(Registers),
-    /// More than 256 bytes: read in memory (see the module's notes).
+    /// More than 256 bytes: read in memory (see the notes of [`super`]).
     Memory(&'a [u8]),
 }
 
@@ -101,9 +101,9 @@ impl<'a> Lookup<'a> {
                     // The 4 bytes up to the probed one, moved forward inside the array at its start
                     // (where the probed one is among the first 3).
                     let end = _mm512_max_epu64(byte, _mm512_set1_epi64(3));
-                    // SAFETY: each lane read takes the 4 bytes from `end` - 3 >= 0 to `end`, which is
-                    // the probed byte (< len) or 3 (< len, as the array has more than 256 bytes):
-                    // inside the array.
+                    // SAFETY: each lane read takes the 4 bytes from `end` - 3 >= 0 to `end`, which
+                    // is the probed byte (< len) or 3 (< len, as the array has more than 256
+                    // bytes): inside the array.
                     let word = unsafe {
                         _mm512_mask_i64gather_epi32::<1>(
                             _mm256_setzero_si256(),

@@ -23,8 +23,9 @@ pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u
         // SAFETY: byte < array.len(), by this function's contract.
         unsafe { *array.get_unchecked_mut(byte as usize) |= mask };
     };
-    // Eight probes per loop step: the loop's own instructions, one step per probe or two, cost a
-    // 100-key filter's build 4–7% on Zen 5, where byte read-modify-writes are what it waits on.
+    // Eight probes per loop step: with one step per probe or two, the loop's own instructions
+    // would slow a block filter's build, which waits on byte read-modify-writes (see
+    // docs/PERFORMANCE.md, AVX-512: building).
     let (bytes8, masks8) = (bytes.chunks_exact(8), masks.chunks_exact(8));
     let (bytes_left, masks_left) = (bytes8.remainder(), masks8.remainder());
     for (bytes, masks) in bytes8.zip(masks8) {
@@ -36,10 +37,9 @@ pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u
 /// The bytes of `array` at a row's positions, every lane's (stale ones too), read by the batch
 /// queries of arrays held in memory.
 ///
-/// Unchecked, for all CHUNK lanes, in scalar code: one load and one store per probe. Checked, a
-/// row's first n lanes only, batch queries took, ns per key on Zen 5, 5.29–5.48 against
-/// 4.82–4.95 for a 1M-key filter and 3.94–3.97 against 3.56–3.57 for a 3000-key one
-/// (`single_query_ab --stream --batch`, keys and chunk as the filter's, three and two runs).
+/// Unchecked, for all CHUNK lanes, in scalar code: one load and one store per probe, where a
+/// check per probe of a row's first n lanes only would slow the batch queries (see
+/// docs/PERFORMANCE.md, AVX-512: plain loads, not gathers).
 ///
 /// # Safety
 /// Every one of `bytes` must be below `array.len()`: none is checked here ([`RowWriter`] checks
@@ -48,9 +48,9 @@ pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u
 pub(crate) unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CHUNK] {
     let mut probed = [0u8; CHUNK];
     for (probed, byte) in probed.iter_mut().zip(bytes) {
-        // Read as volatile, to keep the loop scalar: in test_chunk the compiler otherwise moved
-        // the positions through vector registers and inserted each byte into one (`vpinsrb`),
-        // and the 3000-key filter's batch queries took 3.80–3.81 ns per key.
+        // Read as volatile, to keep the loop scalar: in test_chunk the compiler would otherwise
+        // move the positions through vector registers and insert each byte into one (`vpinsrb`),
+        // which is slower (see docs/PERFORMANCE.md, AVX-512: plain loads, not gathers).
         // SAFETY: `byte` is a reference, valid to read; the byte it names is below array.len()
         // by this function's contract.
         *probed = unsafe { *array.get_unchecked(std::ptr::read_volatile(byte) as usize) };
@@ -62,11 +62,12 @@ pub(crate) unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CH
 /// chunk's CHUNK lanes (stale ones too), the byte the probe reads and the bit in it as a mask.
 /// The positions are computed 16 lanes per instruction and written to memory so that the rows'
 /// users work on bytes with plain loads and stores: AVX-512 has no scatter that ORs (colliding
-/// lanes would lose bits), and gathers are slow on some CPUs (Zen 5).
+/// lanes would lose bits), and gathers are slow on some CPUs (see docs/PERFORMANCE.md, AVX-512:
+/// plain loads, not gathers).
 ///
-/// Every byte written is below `probes.len`, checked here with one compare per 16 probes, so
-/// the rows' users may index without a check per probe (which kept the build's loop from
-/// unrolling and cost it 4–6% on Zen 5).
+/// Every byte written is below `positions.len`, checked here with one compare per 16 probes, so
+/// the rows' users may index without a check per probe, which would keep the build's loop from
+/// unrolling.
 pub(crate) struct RowWriter {
     /// Each lane's hash for its next probe.
     h: [__m512i; GROUPS],
@@ -135,7 +136,7 @@ impl RowWriter {
 avx512!(
     /// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`] wrote
     /// for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone). Every
-    /// byte `f` gets is below `probes.len`.
+    /// byte `f` gets is below `positions.len`.
     #[inline]
     pub(crate) fn for_each_probe_row(
         positions: &ProbePositions,
@@ -145,8 +146,8 @@ avx512!(
     ) {
         let mut writer = RowWriter::new(positions, keys, n);
         // The next row is written while `f` reads this one, so that f's loads find their row
-        // stored well before instead of waiting on vector stores just ahead of them: block builds
-        // measured 3–4% faster on Zen 5.
+        // stored well before instead of waiting on vector stores just ahead of them (see
+        // docs/PERFORMANCE.md, AVX-512: building).
         let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); 2];
         let [even, odd] = &mut rows;
         // SAFETY: `even` is a local row, valid for writes.

@@ -1,4 +1,5 @@
-//! The single query: one key against one filter, 8 probes per vector.
+//! The single query: one key against one filter, 8 probes per vector, in a C-ABI function with no
+//! path to a panic ([`CannotPanic`]), which the C entries reach by a tail jump.
 
 use std::arch::x86_64::*;
 
@@ -24,14 +25,14 @@ pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
 avx512!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
     /// the hash in scalar code, then 8 probes at once, one per 64-bit lane, with no branch on the
-    /// bits. 64-bit lanes need no 10-cycle `vpmulld` (the 32-bit multiplies here take the low half
-    /// of each lane) and no permute to rejoin even and odd lanes; 8 lanes cover the usual k (6 at 10
-    /// bits per key) in one round.
+    /// bits. 64-bit lanes need no slow `vpmulld` (the 32-bit multiplies here take the low half of
+    /// each lane) and no permute to rejoin even and odd lanes; 8 lanes cover the usual k (6 at 10
+    /// bits per key) in one pass.
     ///
     /// A C-ABI function returning 0 or 1, so that a call to it cannot unwind, and the C entries
-    /// reach it by a tail jump (see [`crate::no_unwind::single_query`]); `k` comes first so that they
-    /// pass the key and filter on in the registers they arrive in. A panic inside would abort the
-    /// process, so there must be none to reach: [`CannotPanic`] proves it.
+    /// reach it by a tail jump (see [`crate::no_unwind::single_query`]); `k` comes first so that
+    /// they pass the key and filter on in the registers they arrive in. A panic inside would abort
+    /// the process, so there must be none to reach: [`CannotPanic`] proves it.
     ///
     /// # Safety
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
@@ -48,7 +49,7 @@ avx512!(
                 probe_one(single_query_hash::<false>(key), array, k, &lookup)
             }
             // Past the registers the query waits on memory anyway: branches on the key's length
-            // cost less there than the conditional moves' longer chain (see bloom_hash_one).
+            // cost less there than the conditional moves' longer chain (see single_query_hash).
             lookup @ Lookup::Memory(_) => {
                 probe_one(single_query_hash::<true>(key), array, k, &lookup)
             }
@@ -62,20 +63,17 @@ avx512!(
     /// The probes of [`may_match_c_abi`] for hash `h`.
     ///
     /// Written with as few instructions that write a register, and as short a chain from the hash
-    /// to the gather, as it can: a run of single queries is bound by how many of them the CPU holds
-    /// in flight (about 2.5 on Zen 5), and each such instruction and each cycle of the chain costs
-    /// its share. At 1M keys, 20 more vector `vpaddq`s per query cost 0.9 ns (10.7 -> 11.6 ns,
-    /// benches/single_query_ab.c), 20 more general-purpose `add`s 3 ns in the ninth session
-    /// (`cargo bench --bench vs_leveldb -- 1M`), ten more dependent vector operations (20 cycles)
-    /// 1.0-1.3 ns; `cmp`s and `nop`s cost less (README, "Speed").
+    /// to the gather, as it can: a run of single queries is bound by how many of them the CPU
+    /// holds in flight, and each such instruction and each cycle of the chain costs its share (see
+    /// docs/PERFORMANCE.md, Single query: instruction count).
     #[inline]
     fn probe_one(h: u32, array: &[u8], k: u32, lookup: &Lookup) -> u8 {
         // Lane i probes h + i * delta (mod 2^32, in the low half of each 64-bit lane), as leveldb's
         // i-th probe; the positions ignore the high half.
         let (positions, hashes, delta) = match lookup {
-            // Positions from a table: a query of a block's filter waits on nothing but its own chain.
-            // Zero high halves: from a rotated 32-bit broadcast the compiler emulated a full 64-bit
-            // multiply (6.69-6.76 against 6.42-6.46 ns, benches/single_query_ab.c --keys 100).
+            // Positions from a table: a query of a block's filter waits on nothing but its own
+            // chain. Zero high halves: from a rotated 32-bit broadcast the compiler would emulate a
+            // full 64-bit multiply.
             Lookup::Registers(_) => {
                 let scalar = ProbePositions::new(array.len(), k as u8);
                 let hashes = _mm512_set1_epi64(i64::from(h));
@@ -86,9 +84,9 @@ avx512!(
                     delta,
                 )
             }
-            // Positions computed in vector registers, where a table has no entry. delta rotated in a
-            // general-purpose register while `h` moves to the vector: a vector rotate would add its
-            // 2 cycles (Zen 5) to the chain, and a zero-extending move 1.
+            // Positions computed in vector registers, where a table has no entry. delta rotated in
+            // a general-purpose register while `h` moves to the vector: a vector rotate, or a
+            // zero-extending move, would lengthen the chain.
             Lookup::Memory(_) => (
                 SingleQueryPositions::Inverse(InversePositions::new(array.len())),
                 _mm512_set1_epi32(h as i32),
@@ -102,7 +100,7 @@ avx512!(
         loop {
             let (byte, bit) = positions.of_qwords(lanes);
             let clear = lookup.is_clear_qwords(byte, bit, wanted);
-            // Only k > 8 (up to 30) takes more rounds.
+            // Only k > 8 (up to 30) takes another pass.
             if left <= QWORD_LANES || clear != 0 {
                 break (clear == 0).into();
             }
@@ -132,26 +130,25 @@ impl SingleQueryPositions {
     );
 }
 
-/// Proof that a function has no path to a panic, for the C-ABI ones that calls cannot unwind
-/// from (see one::may_match_one_c), where a panic would abort the process instead of reaching
+/// Proof that a function has no path to a panic, for a C-ABI function that calls cannot unwind
+/// from (see [`crate::no_unwind`]), where a panic would abort the process instead of reaching
 /// the C entry's `ffi_boundary!`. Made at the function's start and ended by
 /// [`CannotPanic::holds`] at its end, it is dropped only by a panic in between; with cfg
 /// `prove_no_panic` (build.rs: CI's optimized builds) its `drop` calls a function defined
 /// nowhere, so if any such path is left, a program linked with the build fails to link and the
-/// shared library to load, naming that function.
-#[cfg(target_arch = "x86_64")]
-pub(crate) struct CannotPanic;
+/// shared library to load, naming that function. It lives beside the one function it proves,
+/// which is the kernel itself: its body is what the C entries jump to.
+struct CannotPanic;
 
-#[cfg(target_arch = "x86_64")]
 impl CannotPanic {
     #[inline(always)]
     #[allow(clippy::forget_non_drop)] // It has a `Drop` only with cfg `prove_no_panic`.
-    pub(crate) fn holds(self) {
+    fn holds(self) {
         std::mem::forget(self);
     }
 }
 
-#[cfg(all(target_arch = "x86_64", prove_no_panic, not(debug_assertions)))]
+#[cfg(all(prove_no_panic, not(debug_assertions)))]
 impl Drop for CannotPanic {
     #[inline(always)]
     fn drop(&mut self) {
