@@ -11,20 +11,10 @@ use std::ffi::{CStr, c_char, c_int};
 
 use crate::dispatch::Isa;
 use crate::ffi::checks::{borrow_bytes, policy_for_bits, query_bytes};
-use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
+use crate::ffi::key_arrays::{KeyArrays, KeyEntries, leveldb_bloom_slice_t};
 use crate::no_unwind::{ffi_boundary, single_query};
 
 pub(crate) const POLICY_NAME_C: &CStr = c"leveldb.BuiltinBloomFilter2";
-
-/// A key: `size` bytes at `data`. Laid out as `leveldb::Slice` (`const char* data_; size_t
-/// size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-#[allow(non_camel_case_types)] // C naming, as the rest of the header
-pub struct leveldb_bloom_slice_t {
-    pub data: *const c_char,
-    pub size: usize,
-}
 
 /// The name leveldb records in a table for these filters: `"leveldb.BuiltinBloomFilter2"`, in
 /// static storage.

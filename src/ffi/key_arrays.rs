@@ -11,7 +11,6 @@ use std::ffi::c_char;
 
 use crate::dispatch::Isa;
 use crate::ffi::checks::{accepted_bytes, can_borrow};
-use crate::ffi::extensions::leveldb_bloom_slice_t;
 use crate::kernels::keys::{Keys, NO_KEY};
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86::features::avx512;
@@ -107,6 +106,16 @@ impl<'k, E: KeyEntries<'k>> Keys<'k> for &mut KeyArrays<E> {
         }
         n
     }
+}
+
+/// A key: `size` bytes at `data`. Laid out as `leveldb::Slice` (`const char* data_; size_t
+/// size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)] // C naming, as the rest of the header
+pub struct leveldb_bloom_slice_t {
+    pub data: *const c_char,
+    pub size: usize,
 }
 
 /// Where a C call keeps its keys' pointers and lengths: two arrays

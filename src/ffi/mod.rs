@@ -21,7 +21,7 @@ pub(crate) mod key_arrays;
 
 pub use extensions::{
     leveldb_bloom_fill_filter, leveldb_bloom_filter_length, leveldb_bloom_key_may_match,
-    leveldb_bloom_policy_name, leveldb_bloom_slice_t,
+    leveldb_bloom_policy_name,
 };
 #[cfg(feature = "leveldb-c-api")]
 pub use filterpolicy::{
@@ -34,3 +34,4 @@ pub use filterpolicy_create_filter::leveldb_filterpolicy_create_filter;
 pub use filterpolicy_key_may_match::{
     leveldb_filterpolicy_key_may_match, leveldb_filterpolicy_key_may_match_batch,
 };
+pub use key_arrays::leveldb_bloom_slice_t;
