@@ -11,20 +11,26 @@
 //! assert!(policy.key_may_match(b"hello", &filter));
 //! ```
 
-// Layers, each importing only from those below it (tests/layers.rs checks this): the format;
-// the hash and the scalar oracle; the kernels; their dispatch; many keys at once and the single
-// query that cannot unwind; the Rust API; the C ABI.
-mod bulk;
-mod dispatch;
-pub mod ffi;
+// The layers, each importing only from those below it (tests/layers.rs checks this).
+// leveldb's filter format.
 mod format;
+// leveldb's hash, and the scalar filter every kernel is tested against.
 pub mod hash;
+pub mod scalar;
+// Portable, AVX2 and AVX-512 kernels, one signature per operation.
 mod kernels;
+// Which kernels run: one `match` per operation.
+mod dispatch;
+// Many keys at once, and the single query that cannot unwind.
+mod bulk;
 mod no_unwind;
+// The Rust API.
+mod policy;
+// The C ABI.
+pub mod ffi;
+// Every path through every layer against the oracle and leveldb's vectors.
 #[cfg(test)]
 mod path_tests;
-mod policy;
-pub mod scalar;
 
 pub use format::POLICY_NAME;
 pub use policy::{BloomPolicy, key_may_match, key_may_match_batch};
