@@ -24,9 +24,9 @@ fn main() {
 
 /// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build
 /// optimized enough to drop every panic that cannot happen (opt-level 2 or 3): if a function that
-/// must not panic (see `CannotPanic` in src/fast/mod.rs) keeps a path to one, a program linked
-/// with such a build fails to link (CI: the quickstart), and the shared library to load (CI: the
-/// Python tests). Opt-in, so that no one else's build fails for it.
+/// must not panic (see `CannotPanic` in src/kernels/x86/avx512/single.rs) keeps a path to one, a
+/// program linked with such a build fails to link (CI: the quickstart), and the shared library to
+/// load (CI: the Python tests). Opt-in, so that no one else's build fails for it.
 fn prove_no_panic() {
     println!("cargo::rustc-check-cfg=cfg(prove_no_panic)");
     let optimized = matches!(std::env::var("OPT_LEVEL").as_deref(), Ok("2" | "3"));
@@ -227,7 +227,7 @@ fn detect_simd() {
         if has!("avx2") {
             println!("cargo::rustc-cfg=host_avx2");
         }
-        // The features src/fast/mod.rs requires for its AVX-512 path.
+        // The features src/kernels/x86/features.rs lists for the AVX-512 kernels.
         if has!("avx512f")
             && has!("avx512bw")
             && has!("avx512vl")

@@ -11,15 +11,29 @@
 //! assert!(policy.key_may_match(b"hello", &filter));
 //! ```
 
-pub mod bloom;
-pub mod core_ffi;
-mod fast;
-#[cfg(feature = "leveldb-c-api")]
-pub mod ffi;
+// The layers, each importing only from those below it (tests/layers.rs checks this).
+// leveldb's filter format.
+mod format;
+// leveldb's hash, and the scalar filter every kernel is tested against.
 pub mod hash;
 pub mod scalar;
+// Portable, AVX2 and AVX-512 kernels, one signature per operation.
+mod kernels;
+// Which kernels run: one `match` per operation.
+mod dispatch;
+// Many keys at once, and the single query that cannot unwind.
+mod bulk;
+mod no_unwind;
+// The Rust API.
+mod policy;
+// The C ABI.
+pub mod ffi;
+// Every path through every layer against the oracle and leveldb's vectors.
+#[cfg(test)]
+mod path_tests;
 
-pub use bloom::{BloomPolicy, POLICY_NAME, key_may_match, key_may_match_batch};
+pub use format::POLICY_NAME;
+pub use policy::{BloomPolicy, key_may_match, key_may_match_batch};
 
 // The README's Rust examples run as doctests, so the README cannot drift from the code.
 #[cfg(doctest)]

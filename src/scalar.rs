@@ -1,8 +1,8 @@
 //! The plain scalar filter: leveldb 1.23's `util/bloom.cc` written out directly, one key and one
-//! probe at a time. It is the oracle: every fast path in `fast` (src/fast) is tested against it,
-//! and it stays this simple on purpose.
+//! probe at a time. It is the oracle: every kernel (src/kernels) is tested against it, and it
+//! stays this simple on purpose.
 
-use crate::bloom::MAX_PROBES;
+use crate::format::MAX_PROBES;
 use crate::hash::bloom_hash;
 
 /// Writes the filter for `keys` with `num_probes` probes over all of `out` (bit array, then k),

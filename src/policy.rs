@@ -1,22 +1,17 @@
-//! leveldb's bloom filter (`util/bloom.cc`, leveldb 1.23, policy `leveldb.BuiltinBloomFilter2`).
+//! The Rust API: leveldb's bloom filter policy (`util/bloom.cc`, leveldb 1.23, policy
+//! `leveldb.BuiltinBloomFilter2`).
 //!
 //! A filter is a bit array followed by one byte holding k, the number of probes. A key sets (or
 //! tests) k bits chosen by double hashing from one 32-bit hash. Building and queries run on the
-//! fast paths in src/fast; [`crate::scalar`] is the plain version they are tested against.
+//! kernels (src/kernels); [`crate::scalar`] is the plain version they are tested against.
 
 use std::collections::TryReserveError;
 
-use crate::fast::{self, Isa};
-
-/// The name leveldb records in a table's metaindex for filters of this format.
-pub const POLICY_NAME: &str = "leveldb.BuiltinBloomFilter2";
-
-/// Probe counts above this are reserved by leveldb for future encodings.
-pub(crate) const MAX_PROBES: u8 = 30;
-
-/// Every filter has at least this many bits: tiny key sets would otherwise see a very high
-/// false-positive rate.
-const MIN_BITS: u64 = 64;
+use crate::bulk;
+use crate::dispatch::Isa;
+use crate::format::{MAX_PROBES, MIN_BITS, POLICY_NAME};
+use crate::kernels::keys::Keys;
+use crate::no_unwind;
 
 /// leveldb's built-in bloom filter policy. Immutable, so one policy can be shared by any number
 /// of threads.
@@ -111,15 +106,15 @@ impl BloomPolicy {
         self.fill_filter_from(keys.into_iter(), out);
     }
 
-    /// [`BloomPolicy::fill_filter`] for keys from any [`fast::Keys`].
-    pub(crate) fn fill_filter_from<'k>(&self, keys: impl fast::Keys<'k>, out: &mut [u8]) {
+    /// [`BloomPolicy::fill_filter`] for keys from any [`Keys`].
+    pub(crate) fn fill_filter_from<'k>(&self, keys: impl Keys<'k>, out: &mut [u8]) {
         let (k, array) = out
             .split_last_mut()
             .expect("a filter is at least 2 bytes long");
         assert!(!array.is_empty(), "a filter is at least 2 bytes long");
         array.fill(0);
         *k = self.num_probes;
-        fast::fill(Isa::best(), self.num_probes, keys, array);
+        bulk::fill_bit_array(Isa::best(), self.num_probes, keys, array);
     }
 
     /// Whether `key` may be in the set `filter` was built from; see [`key_may_match`].
@@ -144,7 +139,7 @@ impl BloomPolicy {
 /// leveldb does for any bytes, corrupt ones included.
 #[must_use]
 pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
-    fast::may_match_one(key, filter)
+    no_unwind::single_query(key, filter) != 0
 }
 
 /// [`key_may_match`] for each of `keys` against one `filter`: `results[i]` is the answer for
@@ -155,5 +150,5 @@ pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
 /// If `results` is not as long as `keys`.
 pub fn key_may_match_batch<K: AsRef<[u8]>>(keys: &[K], filter: &[u8], results: &mut [bool]) {
     assert_eq!(keys.len(), results.len(), "one result per key");
-    fast::may_match_batch(Isa::best(), keys.iter().map(AsRef::as_ref), filter, results);
+    bulk::may_match_batch(Isa::best(), keys.iter().map(AsRef::as_ref), filter, results);
 }

@@ -1,15 +1,23 @@
-//! The keys of a C call, as its arrays describe them: the C entries' key source ([`KeyArrays`]),
-//! over either layout they take ([`KeyEntries`]).
+//! The keys of a C call, as its arrays describe them: the C entries' key source ([`KeyArrays`],
+//! the kernels' [`Keys`] over C's arrays), over either layout they take ([`KeyEntries`]).
+//!
+//! Checking the entries is C-ABI work (pointer checks), so it stays here rather than among the
+//! kernels, with an AVX-512 variant for each layout; which runs follows the [`Isa`] the caller
+//! got from the dispatch.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 use std::ffi::c_char;
 
-use super::{CHUNK, Isa, Keys, NO_KEY, prefetch_line};
-use crate::core_ffi::{accepted_bytes, can_borrow, leveldb_bloom_slice_t};
+use crate::dispatch::Isa;
+use crate::ffi::checks::{accepted_bytes, can_borrow};
+use crate::kernels::keys::{Keys, NO_KEY};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::x86::features::avx512;
+use crate::kernels::{CHUNK, prefetch_line};
 
-/// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays: 128, 256, 512 and
-/// 2048 measured alike.
+/// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays (see
+/// docs/PERFORMANCE.md, C key arrays).
 const ARRAYS_AHEAD: usize = 256;
 
 /// The keys of a C call, read a chunk at a time: each chunk's entries are checked together
@@ -18,14 +26,8 @@ const ARRAYS_AHEAD: usize = 256;
 /// in it, or longer than `isize::MAX`) is read as the empty key; [`KeyArrays::all_read_valid`]
 /// tells the caller to answer for it.
 ///
-/// Measured on Zen 5 against the C entries of before, which read the arrays key by key through
-/// an iterator, checking each key on its own (batch queries) or all of them in a pass of their
-/// own first (builds), with the arrays left to the hardware prefetcher: 1M-key batch queries
-/// 5.06–5.21 → 4.77–4.79 ns per key (`single_query_ab --stream --batch --chunk 1000000`, three
-/// runs); builds of 100-key filters 4.01–4.13x → 4.42–4.46x leveldb's speed (`cargo bench --bench
-/// vs_leveldb -- block`, in three steps of three runs each: README, the thirteenth session). Of
-/// the batch queries' gain, prefetching the arrays took about half: `perf` showed the key-by-key
-/// loop waiting on their loads.
+/// Checking a chunk's entries together takes no branch per key, and prefetching the arrays keeps
+/// the reads of many keys from waiting on their loads (see docs/PERFORMANCE.md, C key arrays).
 pub(crate) struct KeyArrays<E> {
     /// The entries not read yet.
     entries: E,
@@ -50,9 +52,9 @@ impl<'k, E: KeyEntries<'k>> KeyArrays<E> {
     }
 
     /// The keys of `entries` that [`KeyEntries::all_valid`] accepted already, read without
-    /// checking them again: the C++ shim's build must check them all before it writes, and
-    /// checking each chunk again cost its 100-key filters 6% (4.21–4.25 against 3.98–4.01 ns
-    /// per key, Zen 5, a scratch loop of 2000 builds, three runs).
+    /// checking them again: `leveldb_bloom_fill_filter` (the C++ shim's build) must check them all
+    /// before it writes, and checking each chunk again would slow its block filters (see
+    /// docs/PERFORMANCE.md, C key arrays).
     ///
     /// # Safety
     /// Every key must point to its length in readable bytes that stay unchanged for `'k`.
@@ -104,6 +106,16 @@ impl<'k, E: KeyEntries<'k>> Keys<'k> for &mut KeyArrays<E> {
         }
         n
     }
+}
+
+/// A key: `size` bytes at `data`. Laid out as `leveldb::Slice` (`const char* data_; size_t
+/// size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)] // C naming, as the rest of the header
+pub struct leveldb_bloom_slice_t {
+    pub data: *const c_char,
+    pub size: usize,
 }
 
 /// Where a C call keeps its keys' pointers and lengths: two arrays
@@ -216,56 +228,58 @@ impl<'k> KeyEntries<'k> for &'k [leveldb_bloom_slice_t] {
     }
 }
 
-/// [`PointersAndLengths::all_valid`] with AVX-512.
-///
-/// # Safety
-/// The CPU must support the features of [`Isa::Avx512`].
 #[cfg(all(target_arch = "x86_64", feature = "leveldb-c-api"))]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-unsafe fn arrays_valid_avx512(pointers: &[*const c_char], lengths: &[usize]) -> bool {
-    let n = pointers.len().min(lengths.len());
-    let mut invalid: __mmask8 = 0;
-    for start in (0..n).step_by(8) {
-        let entries = _bzhi_u32(0xff, (n - start).min(8) as u32) as __mmask8;
-        // SAFETY: the mask enables only entries start..n, inside both arrays; masked-off lanes are
-        // never accessed, and read as zero (an empty key, which can exist).
-        let (ptr, len) = unsafe {
-            (
-                _mm512_maskz_loadu_epi64(entries, pointers.as_ptr().add(start).cast()),
-                _mm512_maskz_loadu_epi64(entries, lengths.as_ptr().add(start).cast()),
-            )
-        };
-        // NULL with bytes in it, or more than isize::MAX bytes (the sign bit set).
-        let has_bytes = _mm512_test_epi64_mask(len, len);
-        invalid |= _mm512_mask_testn_epi64_mask(has_bytes, ptr, ptr)
-            | _mm512_cmplt_epi64_mask(len, _mm512_setzero_si512());
+avx512!(
+    /// [`PointersAndLengths::all_valid`] with AVX-512.
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`Isa::Avx512`].
+    unsafe fn arrays_valid_avx512(pointers: &[*const c_char], lengths: &[usize]) -> bool {
+        let n = pointers.len().min(lengths.len());
+        let mut invalid: __mmask8 = 0;
+        for start in (0..n).step_by(8) {
+            let entries = _bzhi_u32(0xff, (n - start).min(8) as u32) as __mmask8;
+            // SAFETY: the mask enables only entries start..n, inside both arrays; masked-off lanes
+            // are never accessed, and read as zero (an empty key, which can exist).
+            let (ptr, len) = unsafe {
+                (
+                    _mm512_maskz_loadu_epi64(entries, pointers.as_ptr().add(start).cast()),
+                    _mm512_maskz_loadu_epi64(entries, lengths.as_ptr().add(start).cast()),
+                )
+            };
+            // NULL with bytes in it, or more than isize::MAX bytes (the sign bit set).
+            let has_bytes = _mm512_test_epi64_mask(len, len);
+            invalid |= _mm512_mask_testn_epi64_mask(has_bytes, ptr, ptr)
+                | _mm512_cmplt_epi64_mask(len, _mm512_setzero_si512());
+        }
+        invalid == 0
     }
-    invalid == 0
-}
+);
 
-/// The slices' [`KeyEntries::all_valid`] with AVX-512: 4 slices per vector, each a pointer (even
-/// lane) and a length (odd lane).
-///
-/// # Safety
-/// The CPU must support the features of [`Isa::Avx512`].
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,bmi2")]
-unsafe fn slices_valid_avx512(slices: &[leveldb_bloom_slice_t]) -> bool {
-    // leveldb_bloom_slice_t is two 8-byte fields, without padding.
-    let words = 2 * slices.len();
-    let first = slices.as_ptr().cast::<u64>();
-    let mut invalid: __mmask8 = 0;
-    for start in (0..words).step_by(8) {
-        let lanes = _bzhi_u32(0xff, (words - start).min(8) as u32) as __mmask8;
-        // SAFETY: the mask enables only words start..words, inside the slices; masked-off lanes
-        // are never accessed, and read as zero (an empty key, which can exist).
-        let v = unsafe { _mm512_maskz_loadu_epi64(lanes, first.add(start).cast()) };
-        let nonzero = _mm512_test_epi64_mask(v, v);
-        // NULL with bytes in it (the length's mask bit moved onto its pointer's), or more than
-        // isize::MAX bytes (a length with the sign bit set).
-        let has_bytes = (nonzero & 0xaa) >> 1;
-        invalid |=
-            (!nonzero & has_bytes) | (_mm512_cmplt_epi64_mask(v, _mm512_setzero_si512()) & 0xaa);
+avx512!(
+    /// The slices' [`KeyEntries::all_valid`] with AVX-512: 4 slices per vector, each a pointer
+    /// (even lane) and a length (odd lane).
+    ///
+    /// # Safety
+    /// The CPU must support the features of [`Isa::Avx512`].
+    unsafe fn slices_valid_avx512(slices: &[leveldb_bloom_slice_t]) -> bool {
+        // leveldb_bloom_slice_t is two 8-byte fields, without padding.
+        let words = 2 * slices.len();
+        let first = slices.as_ptr().cast::<u64>();
+        let mut invalid: __mmask8 = 0;
+        for start in (0..words).step_by(8) {
+            let lanes = _bzhi_u32(0xff, (words - start).min(8) as u32) as __mmask8;
+            // SAFETY: the mask enables only words start..words, inside the slices; masked-off lanes
+            // are never accessed, and read as zero (an empty key, which can exist).
+            let v = unsafe { _mm512_maskz_loadu_epi64(lanes, first.add(start).cast()) };
+            let nonzero = _mm512_test_epi64_mask(v, v);
+            // NULL with bytes in it (the length's mask bit moved onto its pointer's), or more than
+            // isize::MAX bytes (a length with the sign bit set).
+            let has_bytes = (nonzero & 0xaa) >> 1;
+            invalid |= (!nonzero & has_bytes)
+                | (_mm512_cmplt_epi64_mask(v, _mm512_setzero_si512()) & 0xaa);
+        }
+        invalid == 0
     }
-    invalid == 0
-}
+);

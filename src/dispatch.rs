@@ -1,0 +1,185 @@
+//! Which kernels run: the instruction set detected once per process ([`Isa`]), and one `match`
+//! per operation that hands it to the portable, AVX2 or AVX-512 kernel, all of one signature.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::format::parse;
+use crate::kernels::positions::ProbePositions;
+use crate::kernels::{CHUNK, portable};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::{
+    LARGE_ARRAY_BYTES,
+    x86::{avx2, avx512},
+};
+
+// The two AVX-512 kernels used outside a `match`: the batch that [`Isa::probe_batch`] hands
+// out, and the single query that no_unwind reaches by a tail jump once AVX-512 is detected.
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx512::batch::ProbeBatch;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx512::single::may_match_c_abi;
+
+/// Which kernels run. Get one from [`Isa::best`]; tests also force each available one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Isa {
+    /// Plain Rust, for any CPU.
+    Portable = 1,
+    /// 8 keys at once in AVX2 lanes. Only constructed when the CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx2 = 2,
+    /// 16 keys at once in AVX-512 lanes, with byte-masked loads and byte permutes (AVX-512 F,
+    /// BW, VL and VBMI, and BMI2: kernels/x86/features.rs). Only constructed when the CPU has
+    /// them.
+    #[cfg(target_arch = "x86_64")]
+    Avx512 = 3,
+}
+
+/// [`Isa::best`] as its `u8`, once detected; 0 before. One byte that a single query compares
+/// in one instruction.
+static BEST: AtomicU8 = AtomicU8::new(0);
+
+impl Isa {
+    /// The fastest the CPU running us supports, detected once (or, by threads racing to be
+    /// first, more than once, alike).
+    ///
+    /// Out of line, so that no code another crate may compile (this is called from generic
+    /// public functions) reads [`BEST`]: such a static is exported from the rlib, and every read
+    /// of an exported static in this shared library goes through its global offset table, one
+    /// load more per single query.
+    #[inline(never)]
+    pub(crate) fn best() -> Isa {
+        Isa::best_detected().unwrap_or_else(|| {
+            let best = *Isa::available()
+                .last()
+                .expect("the portable path is always there");
+            BEST.store(best as u8, Ordering::Relaxed);
+            best
+        })
+    }
+
+    /// Whether [`Isa::best`] has been detected and is `self`: one compare of a byte.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn is_best_detected(self) -> bool {
+        BEST.load(Ordering::Relaxed) == self as u8
+    }
+
+    /// [`Isa::best`] if it has been detected already: a plain load, with no call to keep
+    /// registers across.
+    #[inline]
+    pub(crate) fn best_detected() -> Option<Isa> {
+        match BEST.load(Ordering::Relaxed) {
+            1 => Some(Isa::Portable),
+            #[cfg(target_arch = "x86_64")]
+            2 => Some(Isa::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            3 => Some(Isa::Avx512),
+            _ => None,
+        }
+    }
+
+    /// Every instruction set this CPU can run, slowest first.
+    pub(crate) fn available() -> Vec<Isa> {
+        #[allow(unused_mut)] // Only x86-64 has more than the portable path.
+        let mut isas = vec![Isa::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::kernels::x86::features::features;
+            if features!(avx2 => detected!()) {
+                isas.push(Isa::Avx2);
+            }
+            if features!(avx512 => detected!()) {
+                isas.push(Isa::Avx512);
+            }
+        }
+        isas
+    }
+
+    /// Writes `bloom_hash(keys[i])` to `hashes[i]`, for the tests (the kernels hash a chunk's keys
+    /// inside their chunk operations).
+    #[cfg(test)]
+    pub(crate) fn hash_keys(self, keys: &[&[u8]], hashes: &mut [u32]) {
+        match self {
+            Isa::Portable => portable::hash_keys(keys, hashes),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            Isa::Avx2 => unsafe { avx2::hash_keys(keys, hashes) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::hash::hash_keys(keys, hashes) },
+        }
+    }
+
+    /// Sets the bits of the first `n` keys of a chunk.
+    pub(crate) fn fill_chunk(
+        self,
+        positions: &ProbePositions,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+        array: &mut [u8],
+    ) {
+        match self {
+            Isa::Portable => portable::fill_chunk(positions, keys, n, array),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            Isa::Avx2 => unsafe { avx2::fill_chunk(positions, keys, n, array) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::chunk::fill_chunk(positions, keys, n, array) },
+        }
+    }
+
+    /// Writes whether each of the first `out.len()` keys of a chunk may match.
+    pub(crate) fn test_chunk(
+        self,
+        positions: &ProbePositions,
+        keys: &[&[u8]; CHUNK],
+        array: &[u8],
+        out: &mut [bool],
+    ) {
+        match self {
+            Isa::Portable => portable::test_chunk(positions, keys, array, out),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            Isa::Avx2 => unsafe { avx2::test_chunk(positions, keys, array, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::chunk::test_chunk(positions, keys, array, out) },
+        }
+    }
+
+    /// A batch for the probes of up to `keys` keys in an array past the L2 cache, with AVX-512
+    /// (see [`ProbeBatch`]); None otherwise, or without the memory for it.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn probe_batch(self, array: &[u8], k: u8, keys: usize) -> Option<ProbeBatch> {
+        match self {
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 if array.len() >= LARGE_ARRAY_BYTES => unsafe { ProbeBatch::new(k, keys) },
+            _ => None,
+        }
+    }
+
+    /// leveldb's `KeyMayMatch` for one key, on the kernel of `self`: the AVX-512 one, the AVX2
+    /// one, or the portable one.
+    #[inline]
+    pub(crate) fn may_match(self, key: &[u8], filter: &[u8]) -> bool {
+        let (array, k) = match parse(filter) {
+            Ok(parsed) => parsed,
+            Err(answer) => return answer,
+        };
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => unsafe { avx512::single::may_match(key, array, k) },
+            // Past the L2, AVX2's gathers lose to the portable kernel's plain loads, and under 4
+            // bytes its 4-byte reads do not fit (see avx2::may_match).
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 if (4..LARGE_ARRAY_BYTES).contains(&array.len()) => {
+                // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+                unsafe { avx2::may_match(key, array, k) }
+            }
+            _ => portable::may_match(key, array, k),
+        }
+    }
+}

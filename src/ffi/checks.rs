@@ -1,0 +1,86 @@
+//! The pointer checks of the C ABI: which pointer-length pairs name bytes that can exist, and
+//! borrowing them; the policy a C `bits_per_key` asks for.
+
+use std::ffi::{c_char, c_int};
+
+use crate::policy::BloomPolicy;
+
+/// Borrows `len` bytes at `ptr`. `None` when the bytes cannot exist: a NULL pointer with a
+/// non-zero length, or a length past `isize::MAX`. NULL with length 0 is the empty slice.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `len` readable bytes that outlive `'a`.
+pub(crate) unsafe fn borrow_bytes<'a>(ptr: *const c_char, len: usize) -> Option<&'a [u8]> {
+    if !can_borrow(ptr, len) {
+        return None;
+    }
+    // SAFETY: accepted just now; readability is the caller's contract.
+    Some(unsafe { accepted_bytes(ptr, len) })
+}
+
+/// Whether [`borrow_bytes`] borrows `len` bytes at `ptr` rather than answering `None`.
+pub(crate) fn can_borrow(ptr: *const c_char, len: usize) -> bool {
+    len == 0 || (!ptr.is_null() && is_object_length(len))
+}
+
+/// Whether some object can be `len` bytes long: none is longer than `isize::MAX` (C's
+/// `PTRDIFF_MAX`), which is also what `std::slice::from_raw_parts` requires.
+#[inline(always)]
+fn is_object_length(len: usize) -> bool {
+    len <= isize::MAX as usize
+}
+
+/// [`borrow_bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them
+/// again: a C caller's keys are checked a chunk at a time before any of them is borrowed
+/// ([`KeyArrays`](crate::ffi::key_arrays::KeyArrays)), and checking each key again would slow a
+/// block filter's build (see docs/PERFORMANCE.md, C key arrays).
+///
+/// # Safety
+/// `can_borrow(ptr, len)` must hold, and a non-NULL `ptr` must point to `len` readable bytes
+/// that outlive `'a`.
+pub(crate) unsafe fn accepted_bytes<'a>(ptr: *const c_char, len: usize) -> &'a [u8] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: with bytes in it, the key is non-NULL and its length in range (`can_borrow`);
+    // readability is the caller's contract.
+    unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
+}
+
+/// A query's key and filter, borrowed when both pointers are non-NULL, both lengths in range and
+/// the filter frames a bit array (2 bytes or more): every call but a bad or empty one, decided in
+/// a few predictable branches that change no register. `None` leaves the rest to
+/// [`borrow_bytes`], whose checks compile to conditional moves that put the key's address later,
+/// on the single query's chain (see docs/PERFORMANCE.md, Single query: pointer checks).
+///
+/// # Safety
+/// As [`borrow_bytes`], for both.
+#[inline(always)]
+pub(crate) unsafe fn query_bytes<'a>(
+    key: *const c_char,
+    key_length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> Option<(&'a [u8], &'a [u8])> {
+    // As signed, a length past isize::MAX is negative: one compare checks that the filter's
+    // length is in range and frames a bit array, where two would be combined into a register.
+    if key.is_null()
+        || filter.is_null()
+        || !is_object_length(key_length)
+        || (filter_length as isize) < 2
+    {
+        return None;
+    }
+    // SAFETY: non-NULL, lengths in range; readability is the caller's contract.
+    unsafe {
+        Some((
+            std::slice::from_raw_parts(key.cast::<u8>(), key_length),
+            std::slice::from_raw_parts(filter.cast::<u8>(), filter_length),
+        ))
+    }
+}
+
+/// The policy `NewBloomFilterPolicy(bits_per_key)` makes; `None` for a negative `bits_per_key`.
+pub(crate) fn policy_for_bits(bits_per_key: c_int) -> Option<BloomPolicy> {
+    u32::try_from(bits_per_key).ok().map(BloomPolicy::new)
+}

@@ -1,0 +1,123 @@
+//! C entry points under our own prefix, `leveldb_bloom_*`, exported by every build: the length of
+//! a filter, building one into the caller's buffer, querying one. They need no policy object, so
+//! the C++ shim (shim/) forwards leveldb's `FilterPolicy` calls straight to them; it is built
+//! without the `leveldb-c-api` feature, and these stay.
+//!
+//! Same conventions as the rest of the C ABI: every export runs inside [`ffi_boundary!`]; every
+//! pointer is checked before use; bad input gets a documented result, and a query answers 1
+//! ("may match"), never a false negative.
+
+use std::ffi::{CStr, c_char, c_int};
+
+use crate::dispatch::Isa;
+use crate::ffi::checks::{borrow_bytes, policy_for_bits, query_bytes};
+use crate::ffi::key_arrays::{KeyArrays, KeyEntries, leveldb_bloom_slice_t};
+use crate::no_unwind::{ffi_boundary, single_query};
+
+pub(crate) const POLICY_NAME_C: &CStr = c"leveldb.BuiltinBloomFilter2";
+
+/// The name leveldb records in a table for these filters: `"leveldb.BuiltinBloomFilter2"`, in
+/// static storage.
+#[unsafe(no_mangle)]
+pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
+    ffi_boundary!(POLICY_NAME_C.as_ptr(), { POLICY_NAME_C.as_ptr() })
+}
+
+/// Length in bytes of the filter leveldb's `NewBloomFilterPolicy(bits_per_key)` builds for
+/// `num_keys` keys. Returns 0, which no filter is, if `bits_per_key < 0` or the length would
+/// exceed `SIZE_MAX`.
+#[unsafe(no_mangle)]
+pub extern "C" fn leveldb_bloom_filter_length(bits_per_key: c_int, num_keys: usize) -> usize {
+    ffi_boundary!(0, {
+        policy_for_bits(bits_per_key)
+            .and_then(|policy| policy.filter_len(num_keys))
+            .unwrap_or(0)
+    })
+}
+
+/// Builds the filter of `NewBloomFilterPolicy(bits_per_key)` for the `num_keys` keys at `keys`
+/// (duplicates allowed) in place, over the `out_length` bytes at `out`: the caller grows its own
+/// buffer once, by exactly `leveldb_bloom_filter_length(bits_per_key, num_keys)` bytes, as
+/// leveldb's `CreateFilter` grows its `std::string`. The bytes are leveldb 1.23's.
+///
+/// Returns 1 once the filter is written. Returns 0, leaving `out` untouched, for: `bits_per_key
+/// < 0`; an `out_length` other than that length (a filter too large to exist has length 0); a
+/// NULL `out`; a NULL `keys` with `num_keys > 0`; more keys than memory can hold; a key with NULL
+/// `data` and a `size` above 0. A key with NULL `data` and `size` 0 is the empty key.
+///
+/// # Safety
+/// A non-NULL `keys` must point to `num_keys` entries, each non-NULL `data` to `size` readable
+/// bytes; a non-NULL `out` to `out_length` writable bytes that overlap no key.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_bloom_fill_filter(
+    bits_per_key: c_int,
+    keys: *const leveldb_bloom_slice_t,
+    num_keys: usize,
+    out: *mut c_char,
+    out_length: usize,
+) -> c_int {
+    ffi_boundary!(0, {
+        let Some(policy) = policy_for_bits(bits_per_key) else {
+            return 0;
+        };
+        if out.is_null() || policy.filter_len(num_keys) != Some(out_length) {
+            return 0;
+        }
+        let keys: &[leveldb_bloom_slice_t] = if num_keys == 0 {
+            &[]
+        } else if keys.is_null()
+            || num_keys > isize::MAX as usize / size_of::<leveldb_bloom_slice_t>()
+        {
+            return 0;
+        } else {
+            // SAFETY: non-NULL, the size in range; `num_keys` entries per the contract.
+            unsafe { std::slice::from_raw_parts(keys, num_keys) }
+        };
+        // All checked before `out` is written, as promised.
+        if !keys.all_valid(Isa::best()) {
+            return 0;
+        }
+        // SAFETY: non-NULL; `out_length` writable bytes, apart from the keys, per the contract.
+        let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), out_length) };
+        // SAFETY: every key was accepted just above; readable per the contract.
+        policy.fill_filter_from(&mut unsafe { KeyArrays::checked(keys) }, out);
+        1
+    })
+}
+
+/// leveldb's `KeyMayMatch`: whether the key of `key_length` bytes at `key` may be in the set the
+/// filter of `filter_length` bytes at `filter` was built from; 0 only if it certainly is not. It
+/// answers exactly as leveldb 1.23 does for any filter bytes, corrupt ones included, whatever
+/// `bits_per_key` built them (the filter records what a query needs).
+///
+/// Returns 1 ("may match": an error must never cause a false negative) for a NULL `key` or
+/// `filter` with a length above 0, and for a length above `PTRDIFF_MAX`, which no object has
+/// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
+///
+/// # Safety
+/// A non-NULL `key` and `filter` must point to their length in readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_bloom_key_may_match(
+    key: *const c_char,
+    key_length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    ffi_boundary!(1, {
+        // SAFETY: per the contract.
+        if let Some((key, filter)) = unsafe { query_bytes(key, key_length, filter, filter_length) }
+        {
+            return single_query(key, filter);
+        }
+        // SAFETY: per the contract.
+        match unsafe {
+            (
+                borrow_bytes(key, key_length),
+                borrow_bytes(filter, filter_length),
+            )
+        } {
+            (Some(key), Some(filter)) => single_query(key, filter),
+            _ => 1,
+        }
+    })
+}

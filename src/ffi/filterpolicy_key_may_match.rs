@@ -1,0 +1,231 @@
+//! `leveldb_filterpolicy_key_may_match` and its batch form.
+
+use std::ffi::c_char;
+use std::ptr;
+
+use crate::bulk;
+use crate::dispatch::Isa;
+use crate::ffi::checks::{borrow_bytes, can_borrow, query_bytes};
+use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
+use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
+use crate::no_unwind::{ffi_boundary, single_query};
+
+/// Whether the key of `length` bytes at `key` may be in the set `filter` (of `filter_length`
+/// bytes) was built from: 0 only if it certainly is not. For the bloom policy the answer equals
+/// leveldb 1.23's `KeyMayMatch` for any filter bytes, corrupt ones included; a custom policy's
+/// callback answers (normalised to 0 or 1).
+///
+/// Returns 1 ("may match"; an error must never cause a false negative) for: a NULL policy; a NULL
+/// `key` or `filter` with a length above 0; a length above `PTRDIFF_MAX`, which no object has
+/// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
+///
+/// # Safety
+/// A non-NULL `key` and `filter` must point to their length in readable bytes; `policy` must be
+/// NULL or a live policy from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
+    policy: *const leveldb_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    ffi_boundary!(1, {
+        // SAFETY: per the contract.
+        if let Some(policy) = unsafe { policy.as_ref() }
+            // SAFETY: per the contract.
+            && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
+            && let PolicyKind::Bloom(_) = policy.kind
+        {
+            return single_query(key, filter);
+        }
+        // SAFETY: per the contract.
+        unsafe { filterpolicy_key_may_match_cold(policy, key, length, filter, filter_length) }
+    })
+}
+
+/// `leveldb_filterpolicy_key_may_match` off its fast path: a NULL policy, a custom one, bad
+/// input or an empty key or filter. Apart, so that the fast path sets no register for it. The
+/// batch export calls it for each key of a custom policy, whose callback costs far more.
+///
+/// # Safety
+/// As `leveldb_filterpolicy_key_may_match`.
+#[cold]
+#[inline(never)]
+unsafe fn filterpolicy_key_may_match_cold(
+    policy: *const leveldb_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    // SAFETY: per the contract.
+    let Some(policy) = (unsafe { policy.as_ref() }) else {
+        return 1;
+    };
+    // SAFETY: per the contract.
+    let (Some(key_bytes), Some(filter_bytes)) = (unsafe { borrow_bytes(key, length) }, unsafe {
+        borrow_bytes(filter, filter_length)
+    }) else {
+        return 1;
+    };
+    match &policy.kind {
+        PolicyKind::Bloom(_) => single_query(key_bytes, filter_bytes),
+        // SAFETY: the callback was given with `state` for this use; arguments checked.
+        PolicyKind::Custom(custom) => unsafe {
+            ((custom.key_may_match)(custom.state, key, length, filter, filter_length) != 0).into()
+        },
+    }
+}
+
+/// `leveldb_filterpolicy_key_may_match` for `num_keys` keys against one filter, in one call:
+/// `results[i]` (0 or 1) is its answer for the key of `key_lengths[i]` bytes at `keys[i]`, bad
+/// input included. For the bloom policy this is much faster than a loop of single queries; a
+/// custom policy's `key_may_match` callback is called once per key.
+///
+/// - NULL `results`: nothing is written.
+/// - NULL policy; NULL `keys` or `key_lengths` with `num_keys > 0`; NULL `filter` with
+///   `filter_length > 0`: every result is 1.
+/// - A NULL key with a length above 0: its result is 1. A NULL key with length 0 is empty.
+/// - `num_keys` above `PTRDIFF_MAX / 8`, more than any array can hold: nothing is written.
+///
+/// Every result is set to 1 before any work, so not even an internal failure yields a false
+/// negative.
+///
+/// # Safety
+/// A non-NULL `results` must have `num_keys` writable bytes; non-NULL `keys` and `key_lengths`
+/// must hold `num_keys` entries, each non-NULL key its length in readable bytes; a non-NULL
+/// `filter` must point to `filter_length` readable bytes; `policy` must be NULL or a live policy
+/// from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
+    policy: *const leveldb_filterpolicy_t,
+    keys: *const *const c_char,
+    key_lengths: *const usize,
+    num_keys: usize,
+    filter: *const c_char,
+    filter_length: usize,
+    results: *mut u8,
+) {
+    ffi_boundary!((), {
+        if results.is_null() || num_keys == 0 || num_keys > isize::MAX as usize / 8 {
+            // Past isize::MAX / 8 no array of pointers can hold num_keys entries.
+            return;
+        }
+        // SAFETY: checked non-NULL; `num_keys` writable bytes per the contract.
+        let results = unsafe { std::slice::from_raw_parts_mut(results, num_keys) };
+        results.fill(1);
+        // SAFETY: per the contract.
+        let Some(policy) = (unsafe { policy.as_ref() }) else {
+            return;
+        };
+        if keys.is_null() || key_lengths.is_null() {
+            return;
+        }
+        // SAFETY: both checked non-NULL; `num_keys` entries per the contract.
+        let (keys, key_lengths) = unsafe {
+            (
+                std::slice::from_raw_parts(keys, num_keys),
+                std::slice::from_raw_parts(key_lengths, num_keys),
+            )
+        };
+        match &policy.kind {
+            PolicyKind::Bloom(_) => {
+                // SAFETY: per the contract.
+                let Some(filter) = (unsafe { borrow_bytes(filter, filter_length) }) else {
+                    return;
+                };
+                let isa = Isa::best();
+                let entries = PointersAndLengths {
+                    pointers: keys,
+                    lengths: key_lengths,
+                };
+                // SAFETY: per the contract on each key.
+                let mut key_arrays = unsafe { KeyArrays::new(isa, entries) };
+                // SAFETY: every byte of `results` is 1, a valid bool, and only bools are written
+                // through the view.
+                let answers = unsafe { &mut *(ptr::from_mut(results) as *mut [bool]) };
+                bulk::may_match_batch(isa, &mut key_arrays, filter, answers);
+                // A key that cannot exist was hashed as the empty key, or not read at all (a
+                // filter that answers every key alike): its answer is 1.
+                if !key_arrays.all_read_valid() {
+                    for ((key, len), result) in entries.iter().zip(results) {
+                        if !can_borrow(key, len) {
+                            *result = 1;
+                        }
+                    }
+                }
+            }
+            PolicyKind::Custom(_) => {
+                for ((&key, &len), result) in keys.iter().zip(key_lengths).zip(results) {
+                    // SAFETY: per the contract.
+                    *result = unsafe {
+                        filterpolicy_key_may_match_cold(policy, key, len, filter, filter_length)
+                    };
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::filterpolicy::{
+        leveldb_filterpolicy_create_bloom, leveldb_filterpolicy_destroy, leveldb_free,
+    };
+    use crate::ffi::filterpolicy_create_filter::leveldb_filterpolicy_create_filter;
+
+    // The C tests cover every bad-input row; these few run the same paths under `cargo miri test`.
+    #[test]
+    fn bad_pointers_get_documented_results() {
+        let policy = leveldb_filterpolicy_create_bloom(10);
+        let key = b"key";
+        let keys = [key.as_ptr().cast::<c_char>(), ptr::null()];
+        let lens = [key.len(), 1];
+        let mut len = 7;
+        unsafe {
+            assert!(
+                leveldb_filterpolicy_create_filter(
+                    policy,
+                    keys.as_ptr(),
+                    lens.as_ptr(),
+                    2,
+                    &mut len
+                )
+                .is_null()
+            );
+            assert_eq!(len, 0);
+            let filter = leveldb_filterpolicy_create_filter(
+                policy,
+                keys.as_ptr(),
+                lens.as_ptr(),
+                1,
+                &mut len,
+            );
+            assert!(!filter.is_null());
+            assert_eq!(
+                leveldb_filterpolicy_key_may_match(policy, key.as_ptr().cast(), 3, filter, len),
+                1
+            );
+            assert_eq!(
+                leveldb_filterpolicy_key_may_match(policy, ptr::null(), 3, filter, len),
+                1
+            );
+            assert_eq!(
+                leveldb_filterpolicy_key_may_match(
+                    ptr::null(),
+                    key.as_ptr().cast(),
+                    3,
+                    filter,
+                    len
+                ),
+                1
+            );
+            leveldb_free(filter.cast());
+            leveldb_filterpolicy_destroy(policy);
+            leveldb_filterpolicy_destroy(ptr::null_mut());
+        }
+        assert!(leveldb_filterpolicy_create_bloom(-1).is_null());
+    }
+}

@@ -1,0 +1,68 @@
+//! The single query for callers that cannot unwind: the C entries, whose `ffi_boundary!` needs no
+//! landing pad around it, and [`crate::key_may_match`]. It calls only C-ABI functions, from which
+//! no call can unwind: the AVX-512 kernel, which has no path to a panic, and a function for
+//! every other case that catches its own.
+
+use crate::dispatch::Isa;
+#[cfg(target_arch = "x86_64")]
+use crate::dispatch::may_match_c_abi;
+#[cfg(target_arch = "x86_64")]
+use crate::format::parse;
+
+/// Runs an export's body and turns a panic into the export's documented error result. Internal
+/// C-ABI functions use it too ([`single_query_off_avx512`]), as no panic may unwind out of one
+/// either.
+macro_rules! ffi_boundary {
+    ($on_panic:expr, $body:block) => {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| $body)).unwrap_or($on_panic)
+    };
+}
+pub(crate) use ffi_boundary;
+
+/// leveldb's `KeyMayMatch` for one key on the best kernel, as 0 or 1, for the C entries and
+/// [`crate::key_may_match`]. It calls only C-ABI functions, from which no call can unwind: the
+/// AVX-512 kernel, which has no path to a panic (`CannotPanic`, kernels/x86/avx512/single.rs),
+/// and [`single_query_off_avx512`], which catches its own. So the C entry's `ffi_boundary!` needs
+/// no landing pad around this, and the C entry reaches the AVX-512 kernel by a tail jump, without
+/// a stack frame of its own.
+#[inline(always)]
+pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
+    // Filters without a bit array or with a reserved k go the other way too: answered here, their
+    // constant answer was set in the return register before the branch, on the query's path.
+    #[cfg(target_arch = "x86_64")]
+    if Isa::Avx512.is_best_detected()
+        && let Ok((array, k)) = parse(filter)
+    {
+        // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
+        return unsafe { may_match_c_abi(k.into(), key, array) };
+    }
+    single_query_off_avx512(key, filter)
+}
+
+/// [`single_query`] off the AVX-512 path: on other CPUs, on any before its instruction set is
+/// detected (once per process), and for filters without a bit array or with a reserved k. Apart,
+/// so that the AVX-512 path's code stays as short as it is and makes no call that would need the
+/// key and filter saved across it.
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+extern "C" fn single_query_off_avx512(key: &[u8], filter: &[u8]) -> u8 {
+    ffi_boundary!(1, { Isa::best().may_match(key, filter).into() })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_boundary_turns_a_panic_into_the_documented_result() {
+        let answer: u8 = ffi_boundary!(1, {
+            if answer_is_computed() {
+                panic!("a bug inside an export");
+            }
+            0
+        });
+        assert_eq!(answer, 1);
+    }
+
+    fn answer_is_computed() -> bool {
+        true
+    }
+}

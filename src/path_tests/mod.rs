@@ -1,0 +1,271 @@
+//! Every fast path, with every instruction set this CPU has and the portable one forced, against
+//! the scalar oracle and leveldb's reference vectors.
+
+mod filters;
+mod key_arrays;
+mod positions_and_hashes;
+mod reads_and_rounding;
+
+use std::ffi::c_char;
+
+use crate::bulk::{fill_bit_array, may_match_batch};
+use crate::dispatch::Isa;
+#[cfg(feature = "leveldb-c-api")]
+use crate::ffi::key_arrays::PointersAndLengths;
+use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
+use crate::ffi::leveldb_bloom_slice_t;
+use crate::hash::bloom_hash;
+use crate::kernels::portable::single_query_hash;
+use crate::kernels::positions::{LemirePositions, ProbePositions};
+use crate::policy::BloomPolicy;
+use crate::scalar;
+
+// The integration tests' reader of leveldb's reference vectors.
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+/// The portable path and every SIMD one this CPU can run.
+fn isas() -> Vec<Isa> {
+    Isa::available()
+}
+
+// The tests here compare every path `isas()` lists with the oracle. A SIMD path this CPU lacks is
+// not among them: these two say so as ignored tests instead of passing. Where they run, they
+// check `isas()` against the CPU flags the Linux kernel lists, which it reads on its own, rather
+// than against the run-time detection `isas()` itself is made of.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[cfg_attr(
+    not(host_avx2),
+    ignore = "this CPU has no AVX2: the AVX2 paths are untested here"
+)]
+fn avx2_paths_are_tested() {
+    assert_detected(Isa::Avx2, &["avx2"]);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[cfg_attr(
+    not(host_avx512),
+    ignore = "this CPU lacks AVX-512 F/BW/VL/VBMI: the AVX-512 paths are untested here"
+)]
+fn avx512_paths_are_tested() {
+    assert_detected(
+        Isa::Avx512,
+        &["avx512f", "avx512bw", "avx512vl", "avx512vbmi", "bmi2"],
+    );
+}
+
+/// Asserts that `isas()` lists `isa`, and that the Linux kernel's CPU flags include the `flags`
+/// it needs (elsewhere, only the first).
+#[cfg(target_arch = "x86_64")]
+fn assert_detected(isa: Isa, flags: &[&str]) {
+    assert!(
+        isas().contains(&isa),
+        "{isa:?} is not among the paths tested"
+    );
+    #[cfg(target_os = "linux")]
+    {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").expect("/proc/cpuinfo");
+        let listed: Vec<&str> = cpuinfo
+            .lines()
+            .find_map(|line| line.strip_prefix("flags"))
+            .and_then(|line| line.split_once(':'))
+            .map(|(_, flags)| flags.split_whitespace().collect())
+            .unwrap_or_default();
+        for flag in flags {
+            assert!(
+                listed.contains(flag),
+                "{isa:?} is tested, but the kernel lists no {flag}"
+            );
+        }
+    }
+}
+
+/// splitmix64: deterministic keys without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn key(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+fn as_slices(keys: &[Vec<u8>]) -> Vec<&[u8]> {
+    keys.iter().map(Vec::as_slice).collect()
+}
+
+fn fast_filter(isa: Isa, bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
+    fast_filter_of(isa, bits_per_key, keys.len(), keys.iter().copied())
+}
+
+/// [`fast_filter`] of `num_keys` keys from any iterator (one that may not tell its length).
+fn fast_filter_of<'k>(
+    isa: Isa,
+    bits_per_key: u32,
+    num_keys: usize,
+    keys: impl IntoIterator<Item = &'k [u8]>,
+) -> Vec<u8> {
+    let policy = BloomPolicy::new(bits_per_key);
+    let mut filter = vec![0xa5; policy.filter_len(num_keys).unwrap()];
+    let (k, array) = filter.split_last_mut().unwrap();
+    *k = policy.num_probes();
+    array.fill(0);
+    fill_bit_array(isa, policy.num_probes(), keys.into_iter(), array);
+    filter
+}
+
+fn scalar_filter(bits_per_key: u32, keys: &[&[u8]]) -> Vec<u8> {
+    let policy = BloomPolicy::new(bits_per_key);
+    let mut filter = vec![0xa5; policy.filter_len(keys.len()).unwrap()];
+    scalar::fill_filter(policy.num_probes(), keys.iter().copied(), &mut filter);
+    filter
+}
+
+/// Checks the batch and single-key answers of every path for `probes` against the oracle.
+fn check_answers(filter: &[u8], probes: &[&[u8]]) {
+    let expected: Vec<bool> = probes
+        .iter()
+        .map(|p| scalar::key_may_match(p, filter))
+        .collect();
+    for isa in isas() {
+        let single: Vec<bool> = probes.iter().map(|p| isa.may_match(p, filter)).collect();
+        assert_eq!(
+            single,
+            expected,
+            "{isa:?} single key, filter of {} bytes",
+            filter.len()
+        );
+        let got = batch_answers(
+            isa,
+            probes,
+            filter,
+            !expected.first().copied().unwrap_or(false),
+        );
+        assert_eq!(
+            got,
+            expected,
+            "{isa:?} batch, filter of {} bytes",
+            filter.len()
+        );
+    }
+}
+
+/// `isa`'s batch answers for `probes`, read from an iterator and from C's arrays in each layout
+/// ([`KeyArrays`]), which must all agree; every slot starts as `before`.
+fn batch_answers(isa: Isa, probes: &[&[u8]], filter: &[u8], before: bool) -> Vec<bool> {
+    let mut from_iterator = vec![before; probes.len()];
+    may_match_batch(isa, probes.iter().copied(), filter, &mut from_iterator);
+    let c = CKeys::of(probes);
+    #[cfg(feature = "leveldb-c-api")]
+    for (layout, (answers, _)) in c.batches(isa, filter, before) {
+        assert_eq!(
+            answers, from_iterator,
+            "{isa:?}: {layout} against an iterator"
+        );
+    }
+    // SAFETY: every key is one of `probes`.
+    let mut checked = unsafe { KeyArrays::checked(c.slices.as_slice()) };
+    let mut from_checked = vec![before; probes.len()];
+    may_match_batch(isa, &mut checked, filter, &mut from_checked);
+    assert_eq!(
+        from_checked, from_iterator,
+        "{isa:?}: checked slices against an iterator"
+    );
+    from_iterator
+}
+
+/// Keys as C callers pass them, in both layouts: an array of pointers and one of lengths
+/// (leveldb's C API), and an array of slices (the C++ shim).
+struct CKeys {
+    ptrs: Vec<*const c_char>,
+    lens: Vec<usize>,
+    slices: Vec<leveldb_bloom_slice_t>,
+}
+
+impl CKeys {
+    fn of(keys: &[&[u8]]) -> CKeys {
+        let mut c = CKeys {
+            ptrs: vec![],
+            lens: vec![],
+            slices: vec![],
+        };
+        for key in keys {
+            c.push(key.as_ptr().cast(), key.len());
+        }
+        c
+    }
+
+    fn push(&mut self, ptr: *const c_char, len: usize) {
+        self.ptrs.push(ptr);
+        self.lens.push(len);
+        self.slices.push(leveldb_bloom_slice_t {
+            data: ptr,
+            size: len,
+        });
+    }
+
+    fn set(&mut self, i: usize, ptr: *const c_char, len: usize) {
+        (self.ptrs[i], self.lens[i]) = (ptr, len);
+        (self.slices[i].data, self.slices[i].size) = (ptr, len);
+    }
+
+    /// Whether each layout's entries pass [`KeyEntries::all_valid`].
+    fn all_valid(&self, isa: Isa) -> Vec<(&'static str, bool)> {
+        vec![
+            ("slices", self.slices.as_slice().all_valid(isa)),
+            #[cfg(feature = "leveldb-c-api")]
+            ("arrays", self.arrays().all_valid(isa)),
+        ]
+    }
+
+    #[cfg(feature = "leveldb-c-api")]
+    fn arrays(&self) -> PointersAndLengths<'_> {
+        PointersAndLengths {
+            pointers: &self.ptrs,
+            lengths: &self.lens,
+        }
+    }
+
+    #[cfg(feature = "leveldb-c-api")]
+    /// Each layout's batch answers against `filter` (every slot starting as `before`), and
+    /// whether its KeyArrays said all keys were read and valid.
+    ///
+    /// Every key that `can_borrow` accepts must be readable.
+    fn batches(
+        &self,
+        isa: Isa,
+        filter: &[u8],
+        before: bool,
+    ) -> Vec<(&'static str, (Vec<bool>, bool))> {
+        fn batch<'k>(
+            isa: Isa,
+            entries: impl KeyEntries<'k>,
+            filter: &[u8],
+            before: bool,
+        ) -> (Vec<bool>, bool) {
+            let mut answers = vec![before; entries.count()];
+            // SAFETY: per `batches`' contract.
+            let mut keys = unsafe { KeyArrays::new(isa, entries) };
+            may_match_batch(isa, &mut keys, filter, &mut answers);
+            (answers, keys.all_read_valid())
+        }
+        vec![
+            ("slices", batch(isa, self.slices.as_slice(), filter, before)),
+            #[cfg(feature = "leveldb-c-api")]
+            ("arrays", batch(isa, self.arrays(), filter, before)),
+        ]
+    }
+}
