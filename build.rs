@@ -24,7 +24,7 @@ fn main() {
 
 /// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build
 /// optimized enough to drop every panic that cannot happen (opt-level 2 or 3): if a function that
-/// must not panic (see `CannotPanic` in src/kernels/x86/avx512/single.rs) keeps a path to one, a
+/// must not panic (see `CannotPanic` in src/cannot_panic.rs) keeps a path to one, a
 /// program linked with such a build fails to link (CI: the quickstart), and the shared library to
 /// load (CI: the Python tests). Opt-in, so that no one else's build fails for it.
 fn prove_no_panic() {

@@ -10,6 +10,8 @@ use std::path::Path;
 const LAYERS: &[(&str, u8)] = &[
     // leveldb's filter format: constants, a filter's framing.
     ("format", 0),
+    // The proof that code has no path to a panic.
+    ("cannot_panic", 0),
     // leveldb's hash, and the scalar filter every kernel is tested against.
     ("hash", 1),
     ("scalar", 1),
