@@ -50,9 +50,8 @@ impl Isa {
     #[inline(never)]
     pub(crate) fn best() -> Isa {
         Isa::best_detected().unwrap_or_else(|| {
-            let best = *Isa::available()
-                .last()
-                .expect("the portable path is always there");
+            // The portable path is always available: the fallback states it without a panic path.
+            let best = Isa::available().last().unwrap_or(Isa::Portable);
             BEST.store(best as u8, Ordering::Relaxed);
             best
         })
@@ -79,21 +78,31 @@ impl Isa {
         }
     }
 
-    /// Every instruction set this CPU can run, slowest first.
-    pub(crate) fn available() -> Vec<Isa> {
-        #[allow(unused_mut)] // Only x86-64 has more than the portable path.
-        let mut isas = vec![Isa::Portable];
+    /// Every instruction set this CPU can run, slowest first. Without allocating: [`Isa::best`]
+    /// is reached from the exports that must have no path to a panic, which an allocation
+    /// failure's handler has.
+    pub(crate) fn available() -> impl Iterator<Item = Isa> {
+        const ALL: &[Isa] = &[
+            Isa::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512,
+        ];
+        ALL.iter().copied().filter(|isa| isa.is_supported())
+    }
+
+    /// Whether the CPU running us can run the kernels of `self`.
+    fn is_supported(self) -> bool {
         #[cfg(target_arch = "x86_64")]
-        {
-            use crate::kernels::x86::features::features;
-            if features!(avx2 => detected!()) {
-                isas.push(Isa::Avx2);
-            }
-            if features!(avx512 => detected!()) {
-                isas.push(Isa::Avx512);
-            }
+        use crate::kernels::x86::features::features;
+        match self {
+            Isa::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => features!(avx2 => detected!()),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => features!(avx512 => detected!()),
         }
-        isas
     }
 
     /// Writes `bloom_hash(keys[i])` to `hashes[i]`, for the tests (the kernels hash a chunk's keys
@@ -176,7 +185,8 @@ impl Isa {
             // bytes its 4-byte reads do not fit (see avx2::may_match).
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 if (4..LARGE_ARRAY_BYTES).contains(&array.len()) => {
-                // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+                // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected; the array has
+                // 4 bytes or more.
                 unsafe { avx2::may_match(key, array, k) }
             }
             _ => portable::may_match(key, array, k),

@@ -103,18 +103,20 @@ impl BloomPolicy {
     /// # Panics
     /// If `out` is shorter than 2 bytes: no filter leveldb writes is.
     pub fn fill_filter<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>, out: &mut [u8]) {
-        self.fill_filter_from(keys.into_iter(), out);
+        let written = self.fill_filter_from(keys.into_iter(), out);
+        assert!(written, "a filter is at least 2 bytes long");
     }
 
-    /// [`BloomPolicy::fill_filter`] for keys from any [`Keys`].
-    pub(crate) fn fill_filter_from<'k>(&self, keys: impl Keys<'k>, out: &mut [u8]) {
-        let (k, array) = out
-            .split_last_mut()
-            .expect("a filter is at least 2 bytes long");
-        assert!(!array.is_empty(), "a filter is at least 2 bytes long");
+    /// [`BloomPolicy::fill_filter`] for keys from any [`Keys`], without its panic: false, with
+    /// nothing written, if `out` is shorter than 2 bytes.
+    pub(crate) fn fill_filter_from<'k>(&self, keys: impl Keys<'k>, out: &mut [u8]) -> bool {
+        let Some((k, array @ [_, ..])) = out.split_last_mut() else {
+            return false;
+        };
         array.fill(0);
         *k = self.num_probes;
         bulk::fill_bit_array(Isa::best(), self.num_probes, keys, array);
+        true
     }
 
     /// Whether `key` may be in the set `filter` was built from; see [`key_may_match`].

@@ -80,8 +80,9 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
         // SAFETY: non-NULL; `out_length` writable bytes, apart from the keys, per the contract.
         let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<u8>(), out_length) };
         // SAFETY: every key was accepted just above; readable per the contract.
-        policy.fill_filter_from(&mut unsafe { KeyArrays::checked(keys) }, out);
-        1
+        let written = policy.fill_filter_from(&mut unsafe { KeyArrays::checked(keys) }, out);
+        // Always written: the filter's length, checked above, is 9 bytes or more.
+        written.into()
     })
 }
 

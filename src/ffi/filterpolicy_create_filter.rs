@@ -122,10 +122,11 @@ unsafe fn bloom_filter_malloc(
     let out = unsafe { std::slice::from_raw_parts_mut(buffer, len) };
     // SAFETY: per this function's contract.
     let mut key_arrays = unsafe { KeyArrays::new(Isa::best(), keys) };
-    bloom.fill_filter_from(&mut key_arrays, out);
+    // Always written: a filter's length is 9 bytes or more.
+    let written = bloom.fill_filter_from(&mut key_arrays, out);
     // The keys were checked as they were read, a chunk at a time: one that cannot exist fails
     // the call, and the filter written so far is dropped.
-    if !key_arrays.all_read_valid() {
+    if !written || !key_arrays.all_read_valid() {
         // SAFETY: `buffer` came from malloc and is not returned.
         unsafe { libc::free(buffer.cast()) };
         return ptr::null_mut();

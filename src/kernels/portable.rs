@@ -15,6 +15,8 @@ pub(crate) fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
 /// The hashes of the first `n` keys of a chunk (the rest are stale).
 fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
     let mut hashes = [0; CHUNK];
+    // n <= CHUNK; `min` shows the compiler, without a panic path.
+    let n = n.min(CHUNK);
     hash_keys(&keys[..n], &mut hashes[..n]);
     hashes
 }
@@ -98,13 +100,20 @@ pub(crate) fn fill_hashed_chunk(
     n: usize,
     array: &mut [u8],
 ) {
+    // n <= CHUNK; `min` shows the compiler, without a panic path.
+    let n = n.min(CHUNK);
     prefetch_probes(positions, array, hashes, n);
     let mut rows = PositionRows::new(hashes);
     let mut row = [0; CHUNK];
     for _ in 0..positions.k {
         rows.next(positions, &mut row);
         for &pos in &row[..n] {
-            array[(pos >> 3) as usize] |= 1 << (pos & 7);
+            match array.get_mut((pos >> 3) as usize) {
+                Some(byte) => *byte |= 1 << (pos & 7),
+                // Never: pos < bits, so the byte exists; `get_mut` states it without a panic
+                // path. Were it otherwise, every bit is set, so that no key is missed.
+                None => array.fill(0xff),
+            }
         }
     }
 }

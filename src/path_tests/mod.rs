@@ -1,6 +1,7 @@
 //! Every fast path, with every instruction set this CPU has and the portable one forced, against
 //! the scalar oracle and leveldb's reference vectors.
 
+mod fallbacks;
 mod filters;
 mod key_arrays;
 mod positions_and_hashes;
@@ -26,7 +27,7 @@ mod common;
 
 /// The portable path and every SIMD one this CPU can run.
 fn isas() -> Vec<Isa> {
-    Isa::available()
+    Isa::available().collect()
 }
 
 // The tests here compare every path `isas()` lists with the oracle. A SIMD path this CPU lacks is

@@ -55,6 +55,8 @@ avx2!(
     /// The CPU must support AVX2.
     unsafe fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
         let mut hashes = [0; CHUNK];
+        // n <= CHUNK; `min` shows the compiler, without a panic path.
+        let n = n.min(CHUNK);
         // SAFETY: the CPU supports AVX2, by this function's contract.
         unsafe { hash_keys(&keys[..n], &mut hashes[..n]) };
         hashes
@@ -71,11 +73,9 @@ avx2!(
     /// # Safety
     /// The CPU must support AVX2.
     pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
-        let mut groups = keys.chunks_exact(8);
-        let mut outs = hashes.chunks_exact_mut(8);
-        for (group, out) in (&mut groups).zip(&mut outs) {
-            let group: &[&[u8]; 8] = group.try_into().expect("chunks of 8");
-            let out: &mut [u32; 8] = out.try_into().expect("chunks of 8");
+        let (groups, keys_left) = keys.as_chunks::<8>();
+        let (outs, hashes_left) = hashes.as_chunks_mut::<8>();
+        for (group, out) in groups.iter().zip(outs) {
             // A group with an empty key is hashed one key at a time: the key's masked load would
             // take a microcode assist at a dangling address (super::NO_KEY).
             if group
@@ -89,7 +89,7 @@ avx2!(
                 }
             }
         }
-        for (key, hash) in groups.remainder().iter().zip(outs.into_remainder()) {
+        for (key, hash) in keys_left.iter().zip(hashes_left) {
             *hash = bloom_hash(key);
         }
     }
@@ -205,13 +205,10 @@ avx2!(
     /// Single query: AVX2 gathers), as are arrays under 4 bytes, which a 4-byte read cannot fit
     /// in.
     ///
-    /// # Panics
-    /// If `array` is shorter than 4 bytes.
-    ///
     /// # Safety
-    /// The CPU must support AVX2.
+    /// The CPU must support AVX2, and `array` must be at least 4 bytes long.
     pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-        assert!(array.len() >= 4, "a 4-byte read must fit in the array");
+        debug_assert!(array.len() >= 4, "a 4-byte read must fit in the array");
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
         let magic = _mm256_set1_epi64x(i64::from(positions.magic));
@@ -228,7 +225,8 @@ avx2!(
             // Bytes and offsets are below 2^29: a signed comparison is an unsigned one.
             let at = _mm256_blendv_epi8(byte, last, _mm256_cmpgt_epi64(byte, last));
             let word = unsafe {
-                // SAFETY: each lane reads 4 bytes from 0 <= at <= len - 4: inside the array.
+                // SAFETY: each lane reads 4 bytes from 0 <= at <= len - 4 (len >= 4 by this
+                // function's contract): inside the array.
                 _mm256_i64gather_epi32::<1>(array.as_ptr().cast(), at)
             };
             let skip = _mm256_add_epi64(

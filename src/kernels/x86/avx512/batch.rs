@@ -1,7 +1,9 @@
 //! Batches of probes: for an array past the L2 cache, every probe of thousands of keys is
 //! computed before any is read or set.
 
-use super::rows::{ProbeRow, RowWriter, probed_bytes, set_probed_bits};
+use std::num::NonZeroUsize;
+
+use super::rows::{ProbeRow, RowWriter, probed_bytes, rows_below, set_probed_bits};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
@@ -27,18 +29,25 @@ avx512!(
         batch: &mut ProbeBatch,
     ) {
         debug_assert!(batch.last_chunk_keys == CHUNK, "keys after a partial chunk");
-        debug_assert_eq!(batch.k, usize::from(positions.k));
+        debug_assert_eq!(batch.k.get(), usize::from(positions.k));
         let written = batch.rows.len();
-        // The batch is emptied once full, so a chunk's rows always fit its capacity.
-        let rows = &mut batch.rows.spare_capacity_mut()[..batch.k];
+        // The batch is emptied once full, so a chunk's k rows always fit its capacity; `take`
+        // states it without a panic path.
+        let rows = batch
+            .rows
+            .spare_capacity_mut()
+            .iter_mut()
+            .take(batch.k.get());
         let mut writer = RowWriter::new(positions, keys, n);
+        let mut added = 0;
         for row in rows {
             // SAFETY: `row` is the batch's own memory, valid for writes.
             unsafe { writer.write(row.as_mut_ptr()) };
+            added += 1;
         }
-        // SAFETY: the k rows after the first `written` were all written just above, every lane.
-        unsafe { batch.rows.set_len(written + batch.k) };
-        batch.below = batch.below.max(positions.len);
+        // SAFETY: the rows after the first `written` were written just above, every lane.
+        unsafe { batch.rows.set_len(written + added) };
+        batch.below = batch.below.max(rows_below(positions));
         batch.last_chunk_keys = n;
     }
 );
@@ -52,13 +61,13 @@ pub(crate) struct ProbeBatch {
     /// Whole rows, lanes past a partial chunk's keys too.
     rows: Vec<ProbeRow>,
     /// Rows per chunk.
-    k: usize,
+    k: NonZeroUsize,
     /// The rows of a full batch: `rows`' capacity.
     full: usize,
     /// The keys in the last chunk's rows: only the last chunk of all may be partial, and the
     /// batch is emptied after it.
     last_chunk_keys: usize,
-    /// Every probed byte in the rows is below this ([`RowWriter`] checked them).
+    /// Every probed byte in the rows is below this ([`RowWriter`] bounds them).
     below: u32,
 }
 
@@ -71,21 +80,21 @@ impl ProbeBatch {
     /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`]: the batch's methods
     /// run AVX-512 code.
     pub(crate) unsafe fn new(k: u8, keys: usize) -> Option<ProbeBatch> {
-        let k = usize::from(k);
-        if k == 0 || keys < MIN_BATCH_KEYS {
+        let k = NonZeroUsize::new(usize::from(k))?;
+        if keys < MIN_BATCH_KEYS {
             return None;
         }
         // Reserved, not written: zeroing a whole batch, whatever the keys, would cost a call of
         // few keys far more than its queries.
-        let chunks = (BATCH_PROBES / (CHUNK * k))
+        let chunks = (BATCH_PROBES / (CHUNK * k.get()))
             .min(keys.div_ceil(CHUNK))
             .max(1);
         let mut rows = Vec::new();
-        rows.try_reserve_exact(chunks * k).ok()?;
+        rows.try_reserve_exact(chunks * k.get()).ok()?;
         Some(ProbeBatch {
             rows,
             k,
-            full: chunks * k,
+            full: chunks * k.get(),
             last_chunk_keys: CHUNK,
             below: 0,
         })
@@ -111,29 +120,40 @@ impl ProbeBatch {
     fn chunks(&self) -> impl Iterator<Item = (&[ProbeRow], usize)> {
         let chunks = self.rows.len() / self.k;
         let last_chunk_keys = self.last_chunk_keys;
-        self.rows.chunks(self.k).enumerate().map(move |(c, rows)| {
-            (
-                rows,
-                if c + 1 < chunks {
-                    CHUNK
-                } else {
-                    last_chunk_keys
-                },
-            )
-        })
+        self.rows
+            .chunks(self.k.get())
+            .enumerate()
+            .map(move |(c, rows)| {
+                (
+                    rows,
+                    if c + 1 < chunks {
+                        CHUNK
+                    } else {
+                        last_chunk_keys
+                    },
+                )
+            })
     }
 
     /// Sets the bits of the batch's probes in `array`, and empties the batch.
     ///
-    /// Unchecked per probe, as the build chunk by chunk: [`RowWriter`] checked every position, and
-    /// a check per probe slows the build (see docs/PERFORMANCE.md, AVX-512: building).
+    /// Unchecked per probe, as the build chunk by chunk: [`RowWriter`] bounded every position,
+    /// and a check per probe slows the build (see docs/PERFORMANCE.md, AVX-512: building).
     pub(crate) fn set_bits(&mut self, array: &mut [u8]) {
-        assert!(self.below as usize <= array.len(), "probes past the array");
-        for (rows, n) in self.chunks() {
-            for (bytes, masks) in rows {
-                // SAFETY: every byte is below self.below <= array.len().
-                unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
+        if self.below as usize <= array.len() {
+            for (rows, n) in self.chunks() {
+                // n <= CHUNK; `min` shows the compiler, without a panic path.
+                let n = n.min(CHUNK);
+                for (bytes, masks) in rows {
+                    // SAFETY: every byte is below self.below <= array.len().
+                    unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
+                }
             }
+        } else {
+            // Never: a batch sets the bits of the array its positions were made for. Were it
+            // otherwise, every bit is set, so that no key is missed, rather than bits outside
+            // the array.
+            array.fill(0xff);
         }
         self.empty();
     }

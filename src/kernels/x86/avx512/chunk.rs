@@ -6,7 +6,7 @@ use super::LANES;
 use super::hash::hash_chunk_vectors;
 use super::positions::VectorPositions;
 use super::registers::Lookup;
-use super::rows::{for_each_probe_row, probed_bytes, set_probed_bits};
+use super::rows::{for_each_probe_row, probed_bytes, rows_below, set_probed_bits};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
@@ -24,9 +24,16 @@ avx512!(
         n: usize,
         array: &mut [u8],
     ) {
-        assert!(positions.len as usize <= array.len());
+        if rows_below(positions) as usize > array.len() {
+            // Never: positions are made for the array whose bits they set. Were it otherwise,
+            // every bit is set, so that no key is missed, rather than bits outside the array.
+            array.fill(0xff);
+            return;
+        }
+        // n <= CHUNK; `min` shows the compiler, without a panic path.
+        let n = n.min(CHUNK);
         for_each_probe_row(positions, keys, n, |bytes, masks| {
-            // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
+            // SAFETY: every byte is below rows_below(positions) <= array.len().
             unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
         });
     }
@@ -55,13 +62,13 @@ avx512!(
                 // store, less than testing and AND-ing each in scalar code (see
                 // docs/PERFORMANCE.md, AVX-512: plain loads, not gathers).
                 assert!(
-                    positions.len as usize <= array.len(),
+                    rows_below(positions) as usize <= array.len(),
                     "probes past the array"
                 );
                 let keys_in_chunk = _bzhi_u64(u64::MAX, n as u32);
                 let mut set = keys_in_chunk;
                 for_each_probe_row(positions, keys, n, |bytes, masks| {
-                    // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
+                    // SAFETY: every byte is below rows_below(positions) <= array.len().
                     let probed = unsafe { probed_bytes(array, bytes) };
                     // SAFETY: loadu reads the 64 bytes of `probed`; the masked load reads only the
                     // first n bytes, all of `masks`.

@@ -38,6 +38,8 @@ avx512!(
     /// independent chains keep the multiplier busy meanwhile.
     #[inline]
     pub(crate) fn hash_chunk_vectors(keys: &[&[u8]; CHUNK], n: usize) -> [__m512i; GROUPS] {
+        // n <= CHUNK; `min` shows the compiler, without a panic path.
+        let n = n.min(CHUNK);
         // Lane lengths, in one pass so that each group loads its 16 at once. A longer key takes
         // no lane step (length 0) and is hashed on its own at the end.
         let mut lens = [0u32; CHUNK];
@@ -56,7 +58,8 @@ avx512!(
         // Each lane of the chunk's groups loads from its key's address, a stale lane too, so none
         // may be a dangling pointer (NO_KEY).
         let patched;
-        let keys = if any_empty || keys[n..groups * LANES].iter().any(|key| dangles(key)) {
+        let mut stale = keys.iter().take(groups * LANES).skip(n);
+        let keys = if any_empty || stale.any(|key| dangles(key)) {
             patched = keys.map(|key| if dangles(key) { NO_KEY } else { key });
             &patched
         } else {

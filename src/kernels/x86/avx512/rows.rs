@@ -16,7 +16,7 @@ pub(crate) type ProbeRow = ([u32; CHUNK], [u8; CHUNK]);
 ///
 /// # Safety
 /// Every one of `bytes` must be below `array.len()`: no probe is checked here (see
-/// [`for_each_probe_row`], which checks its rows' bytes).
+/// [`RowWriter`], which bounds its rows' bytes).
 #[inline(always)]
 pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u8]) {
     let mut set = |(&byte, &mask): (&u32, &u8)| {
@@ -42,7 +42,7 @@ pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u
 /// docs/PERFORMANCE.md, AVX-512: plain loads, not gathers).
 ///
 /// # Safety
-/// Every one of `bytes` must be below `array.len()`: none is checked here ([`RowWriter`] checks
+/// Every one of `bytes` must be below `array.len()`: none is checked here ([`RowWriter`] bounds
 /// every lane of the rows it writes).
 #[inline(always)]
 pub(crate) unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CHUNK] {
@@ -65,16 +65,25 @@ pub(crate) unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CH
 /// lanes would lose bits), and gathers are slow on some CPUs (see docs/PERFORMANCE.md, AVX-512:
 /// plain loads, not gathers).
 ///
-/// Every byte written is below `positions.len`, checked here with one compare per 16 probes, so
-/// the rows' users may index without a check per probe, which would keep the build's loop from
-/// unrolling.
+/// Every byte written is below [`rows_below`], made so with one minimum per 16 probes (the
+/// multiply-shift's bytes are below the array's length already), so that the rows' users may
+/// index without a check per probe, which would keep the build's loop from unrolling, and
+/// without a path to a panic.
 pub(crate) struct RowWriter {
     /// Each lane's hash for its next probe.
     h: [__m512i; GROUPS],
     /// What each lane's hash steps by from one probe to the next.
     delta: [__m512i; GROUPS],
     positions: VectorPositions,
-    len: __m512i,
+    /// The last byte a row may name: `rows_below(positions) - 1`.
+    last: __m512i,
+}
+
+/// What every byte a [`RowWriter`] writes for `positions` is below: the length of the array they
+/// were made for, or 1 for an empty one, which no filter has. Where it is at most an array's
+/// length, the rows index that array.
+pub(crate) fn rows_below(positions: &ProbePositions) -> u32 {
+    positions.len.max(1)
 }
 
 impl RowWriter {
@@ -92,7 +101,7 @@ impl RowWriter {
                 delta: h.map(|h| _mm512_ror_epi32::<17>(h)),
                 h,
                 positions: VectorPositions::new(positions),
-                len: _mm512_set1_epi32(positions.len as i32),
+                last: _mm512_set1_epi32((rows_below(positions) - 1) as i32),
             }
         }
     );
@@ -113,10 +122,9 @@ impl RowWriter {
                 )
             };
             let one = _mm512_set1_epi32(1);
-            let mut outside = 0;
             for v in 0..GROUPS {
                 let (byte, bit) = self.positions.of(self.h[v]);
-                outside |= _mm512_cmpge_epu32_mask(byte, self.len);
+                let byte = _mm512_min_epu32(byte, self.last);
                 self.h[v] = _mm512_add_epi32(self.h[v], self.delta[v]);
                 // SAFETY: the stores write 16 u32s inside the row's 64 bytes and 16 u8s inside its
                 // 64 masks.
@@ -128,7 +136,6 @@ impl RowWriter {
                     );
                 }
             }
-            assert_eq!(outside, 0, "a probe position past the array");
         }
     );
 }
@@ -136,7 +143,7 @@ impl RowWriter {
 avx512!(
     /// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`] wrote
     /// for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone). Every
-    /// byte `f` gets is below `positions.len`.
+    /// byte `f` gets is below [`rows_below`]`(positions)`.
     #[inline]
     pub(crate) fn for_each_probe_row(
         positions: &ProbePositions,
