@@ -1,5 +1,5 @@
-//! Turns on the proof that the AVX-512 single query cannot panic where asked (`prove_no_panic`),
-//! and detects the tools some tests need: the
+//! Turns on the proof that the AVX-512 single query and the C++ shim's core cannot panic where
+//! asked (`prove_no_panic`), and detects the tools some tests need: the
 //! system leveldb (Debian's libleveldb-dev), which the differential tests compare against live;
 //! pytest, for tests/python.rs (cfg `has_pytest`); CMake, which tests/cmake.rs and tests/shim.rs
 //! drive (cfg `has_cmake`); gcc's sanitizer runtimes and valgrind, which tests/sanitizers.rs runs
@@ -24,9 +24,10 @@ fn main() {
 
 /// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build
 /// optimized enough to drop every panic that cannot happen (opt-level 2 or 3): if a function that
-/// must not panic (see `CannotPanic` in src/cannot_panic.rs) keeps a path to one, a
-/// program linked with such a build fails to link (CI: the quickstart), and the shared library to
-/// load (CI: the Python tests). Opt-in, so that no one else's build fails for it.
+/// must not panic (see `CannotPanic` in src/cannot_panic.rs) keeps a path to one, a program
+/// linked with such a build fails to link (CI: the quickstart, the C++ shim's builds), and the
+/// shared library to load (CI: the Python tests). Opt-in, so that no one else's build fails for
+/// it.
 fn prove_no_panic() {
     println!("cargo::rustc-check-cfg=cfg(prove_no_panic)");
     let optimized = matches!(std::env::var("OPT_LEVEL").as_deref(), Ok("2" | "3"));

@@ -1,6 +1,6 @@
 //! Proof, at link time, that code has no path to a panic: for the C-ABI functions that calls
-//! cannot unwind from, where a panic would abort the process instead of reaching the C entry's
-//! `ffi_boundary!`.
+//! cannot unwind from, and for the exports the C++ shim calls, whose panic-free code lets a
+//! program that links them leave out the standard library's panic machinery.
 
 /// Proof that a function has no path to a panic. Made at the function's start and ended by
 /// [`CannotPanic::holds`] at its end, it is dropped only by a panic in between; with cfg
@@ -14,6 +14,17 @@ impl CannotPanic {
     #[allow(clippy::forget_non_drop)] // It has a `Drop` only with cfg `prove_no_panic`.
     pub(crate) fn holds(self) {
         std::mem::forget(self);
+    }
+
+    /// Runs `body` under the proof: for a body with several ways out, each of which must end it.
+    /// For the exports of the shim's core (see `ffi_boundary_cannot_panic!`, src/no_unwind.rs).
+    #[cfg(not(feature = "leveldb-c-api"))]
+    #[inline(always)]
+    pub(crate) fn around<T>(body: impl FnOnce() -> T) -> T {
+        let proof = CannotPanic;
+        let value = body();
+        proof.holds();
+        value
     }
 }
 

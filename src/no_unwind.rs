@@ -1,8 +1,10 @@
 //! The single query for callers that cannot unwind: the C entries, whose `ffi_boundary!` needs no
 //! landing pad around it, and [`crate::key_may_match`]. It calls only C-ABI functions, from which
-//! no call can unwind: the AVX-512 kernel, which has no path to a panic, and a function for
-//! every other case that catches its own.
+//! no call can unwind: the AVX-512 kernel, and a function for every other case, both with no
+//! path to a panic.
 
+#[cfg(doc)]
+use crate::cannot_panic::CannotPanic;
 use crate::dispatch::Isa;
 #[cfg(target_arch = "x86_64")]
 use crate::dispatch::may_match_c_abi;
@@ -19,12 +21,35 @@ macro_rules! ffi_boundary {
 }
 pub(crate) use ffi_boundary;
 
+/// [`ffi_boundary!`] around a body with no path to a panic: the exports the C++ shim calls, so
+/// that a program linking them leaves the standard library's panic machinery out. The boundary
+/// stays for builds without the proof (unoptimized ones check arithmetic for overflow); with
+/// nothing inside that can unwind, it costs nothing.
+///
+/// [`CannotPanic`] proves it in the shim's core, the build without leveldb's C API, whose
+/// profile (`shim-core`, Cargo.toml) links with fat LTO. Other builds leave it unproven: split
+/// into codegen units, a call to another unit is taken to possibly unwind.
+#[cfg(not(feature = "leveldb-c-api"))]
+macro_rules! ffi_boundary_cannot_panic {
+    ($on_panic:expr, $body:block) => {
+        $crate::no_unwind::ffi_boundary!($on_panic, {
+            $crate::cannot_panic::CannotPanic::around(|| $body)
+        })
+    };
+}
+#[cfg(feature = "leveldb-c-api")]
+macro_rules! ffi_boundary_cannot_panic {
+    ($on_panic:expr, $body:block) => {
+        $crate::no_unwind::ffi_boundary!($on_panic, $body)
+    };
+}
+pub(crate) use ffi_boundary_cannot_panic;
+
 /// leveldb's `KeyMayMatch` for one key on the best kernel, as 0 or 1, for the C entries and
 /// [`crate::key_may_match`]. It calls only C-ABI functions, from which no call can unwind: the
-/// AVX-512 kernel, which has no path to a panic (`CannotPanic`, kernels/x86/avx512/single.rs),
-/// and [`single_query_off_avx512`], which catches its own. So the C entry's `ffi_boundary!` needs
-/// no landing pad around this, and the C entry reaches the AVX-512 kernel by a tail jump, without
-/// a stack frame of its own.
+/// AVX-512 kernel and [`single_query_off_avx512`], both with no path to a panic
+/// ([`CannotPanic`]). So the C entry's `ffi_boundary!` needs no landing pad around this, and the
+/// C entry reaches the AVX-512 kernel by a tail jump, without a stack frame of its own.
 #[inline(always)]
 pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
     // Filters without a bit array or with a reserved k go the other way too: answered here, their
@@ -42,11 +67,12 @@ pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
 /// [`single_query`] off the AVX-512 path: on other CPUs, on any before its instruction set is
 /// detected (once per process), and for filters without a bit array or with a reserved k. Apart,
 /// so that the AVX-512 path's code stays as short as it is and makes no call that would need the
-/// key and filter saved across it.
+/// key and filter saved across it. It has no path to a panic either, as the exports the C++ shim
+/// calls must not (see [`ffi_boundary_cannot_panic!`]).
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
 extern "C" fn single_query_off_avx512(key: &[u8], filter: &[u8]) -> u8 {
-    ffi_boundary!(1, { Isa::best().may_match(key, filter).into() })
+    ffi_boundary_cannot_panic!(1, { Isa::best().may_match(key, filter).into() })
 }
 
 #[cfg(test)]

@@ -3,16 +3,18 @@
 //! the C++ shim (shim/) forwards leveldb's `FilterPolicy` calls straight to them; it is built
 //! without the `leveldb-c-api` feature, and these stay.
 //!
-//! Same conventions as the rest of the C ABI: every export runs inside [`ffi_boundary!`]; every
-//! pointer is checked before use; bad input gets a documented result, and a query answers 1
-//! ("may match"), never a false negative.
+//! Same conventions as the rest of the C ABI: every export runs inside a boundary that no panic
+//! crosses; every pointer is checked before use; bad input gets a documented result, and a query
+//! answers 1 ("may match"), never a false negative. And none has a path to a panic
+//! ([`ffi_boundary_cannot_panic!`]): a program that links only these, as the C++ shim's core does,
+//! leaves the standard library's panic machinery out.
 
 use std::ffi::{CStr, c_char, c_int};
 
 use crate::dispatch::Isa;
 use crate::ffi::checks::{borrow_bytes, policy_for_bits, query_bytes};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, leveldb_bloom_slice_t};
-use crate::no_unwind::{ffi_boundary, single_query};
+use crate::no_unwind::{ffi_boundary_cannot_panic, single_query};
 
 pub(crate) const POLICY_NAME_C: &CStr = c"leveldb.BuiltinBloomFilter2";
 
@@ -20,7 +22,7 @@ pub(crate) const POLICY_NAME_C: &CStr = c"leveldb.BuiltinBloomFilter2";
 /// static storage.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
-    ffi_boundary!(POLICY_NAME_C.as_ptr(), { POLICY_NAME_C.as_ptr() })
+    ffi_boundary_cannot_panic!(POLICY_NAME_C.as_ptr(), { POLICY_NAME_C.as_ptr() })
 }
 
 /// Length in bytes of the filter leveldb's `NewBloomFilterPolicy(bits_per_key)` builds for
@@ -28,7 +30,7 @@ pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
 /// exceed `SIZE_MAX`.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_filter_length(bits_per_key: c_int, num_keys: usize) -> usize {
-    ffi_boundary!(0, {
+    ffi_boundary_cannot_panic!(0, {
         policy_for_bits(bits_per_key)
             .and_then(|policy| policy.filter_len(num_keys))
             .unwrap_or(0)
@@ -56,7 +58,7 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
     out: *mut c_char,
     out_length: usize,
 ) -> c_int {
-    ffi_boundary!(0, {
+    ffi_boundary_cannot_panic!(0, {
         let Some(policy) = policy_for_bits(bits_per_key) else {
             return 0;
         };
@@ -104,7 +106,7 @@ pub unsafe extern "C" fn leveldb_bloom_key_may_match(
     filter: *const c_char,
     filter_length: usize,
 ) -> u8 {
-    ffi_boundary!(1, {
+    ffi_boundary_cannot_panic!(1, {
         // SAFETY: per the contract.
         if let Some((key, filter)) = unsafe { query_bytes(key, key_length, filter, filter_length) }
         {
