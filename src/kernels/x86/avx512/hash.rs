@@ -158,6 +158,10 @@ avx512!(
 
 avx512!(
     /// Transposes 16 rows of 8 u32s: vector j holds element j of every row, row i in lane i.
+    ///
+    /// Inline, so that it joins each hash in whatever codegen unit that lands: called out of
+    /// line, its rows and vectors would go through memory at every step of every chunk's hash.
+    #[inline]
     fn transpose(rows: [__m256i; LANES]) -> [__m512i; 8] {
         // Rows i and i + 8 share a register; the steps below work on both halves alike.
         let z: [__m512i; 8] = std::array::from_fn(|i| {
