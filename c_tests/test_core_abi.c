@@ -24,8 +24,15 @@ static void check_refused(int bits_per_key, const leveldb_bloom_slice_t *keys, s
   CHECK(all_guard(out, sizeof out));
 }
 
+#define STRINGIFY(x) #x
+#define VERSION_STRING(major, minor, patch) STRINGIFY(major) "." STRINGIFY(minor) "." STRINGIFY(patch)
+
 static void check_bad_input(void) {
   CHECK(strcmp(leveldb_bloom_policy_name(), "leveldb.BuiltinBloomFilter2") == 0);
+  /* The library loaded is the one this header describes. */
+  CHECK(strcmp(leveldb_bloom_version(), VERSION_STRING(LEVELDB_BLOOM_VERSION_MAJOR,
+                                                       LEVELDB_BLOOM_VERSION_MINOR,
+                                                       LEVELDB_BLOOM_VERSION_PATCH)) == 0);
 
   /* filter_length: 0 for a negative bits_per_key or a length past SIZE_MAX. */
   CHECK(leveldb_bloom_filter_length(-1, 3) == 0);

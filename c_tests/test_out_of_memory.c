@@ -36,16 +36,23 @@ static void four_gib_filter_fails(void) {
   leveldb_filterpolicy_destroy(huge);
 }
 
-/* Takes all memory malloc can still give, largest blocks first; returns them as a list. */
+/* Takes every block of `size` bytes malloc can still give, onto `list`. */
+static void **hoard(void **list, size_t size) {
+  void **block;
+  while ((block = malloc(size)) != NULL) {
+    *block = list;
+    list = block;
+  }
+  return list;
+}
+
+/* Takes all memory malloc can still give, largest blocks first; returns them as a list. Every
+ * small size is asked for, not only powers of two, so that no free chunk of a small size class
+ * (one freed earlier and cached by malloc) is left for the calls under test. */
 static void **exhaust_memory(void) {
   void **list = NULL;
-  for (size_t size = (size_t)1 << 30; size >= sizeof(void *); size /= 2) {
-    void **block;
-    while ((block = malloc(size)) != NULL) {
-      *block = list;
-      list = block;
-    }
-  }
+  for (size_t size = (size_t)1 << 30; size > 1024; size /= 2) list = hoard(list, size);
+  for (size_t size = 1024; size >= sizeof(void *); size -= sizeof(void *)) list = hoard(list, size);
   return list;
 }
 

@@ -74,12 +74,15 @@ fn one_file_includes_leveldb_c_h_and_our_header() {
     build_and_run_both("c_tests/test_with_leveldb_header.c");
 }
 
-/// The header compiles on its own as C and as C++ with every warning an error.
+/// The header compiles on its own as C89 and later C, and as C++98 and later, with every warning
+/// an error.
 #[test]
 fn header_compiles_as_c_and_cpp() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     for (compiler, std, file) in [
+        ("cc", "-std=c89", "header_only.c"),
         ("cc", "-std=c11", "header_only.c"),
+        ("c++", "-std=c++98", "header_only.cc"),
         ("c++", "-std=c++11", "header_only.cc"),
     ] {
         let source = dir.join(file);

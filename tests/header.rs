@@ -5,8 +5,17 @@ use std::path::Path;
 #[test]
 fn committed_header_is_current() {
     let crate_dir = env!("CARGO_MANIFEST_DIR");
-    let config = cbindgen::Config::from_file(Path::new(crate_dir).join("cbindgen.toml"))
+    let mut config = cbindgen::Config::from_file(Path::new(crate_dir).join("cbindgen.toml"))
         .expect("cbindgen.toml parses");
+    // The version macros come from Cargo.toml, the one place the version is written; C++
+    // linkage opens here and closes in cbindgen.toml's trailer.
+    config.after_includes = Some(format!(
+        "\n#define LEVELDB_BLOOM_VERSION_MAJOR {}\n#define LEVELDB_BLOOM_VERSION_MINOR {}\n\
+         #define LEVELDB_BLOOM_VERSION_PATCH {}\n\n#ifdef __cplusplus\nextern \"C\" {{\n#endif",
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_PATCH"),
+    ));
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_crate(crate_dir)
@@ -32,4 +41,32 @@ fn committed_header_is_current() {
     panic!(
         "include/leveldb_bloom.h is stale: regenerate it with `UPDATE_HEADER=1 cargo test --test header`"
     );
+}
+
+/// The version is written once, in Cargo.toml: the header's macros and what the library reports
+/// at run time must both say it.
+#[test]
+fn header_and_library_report_the_crate_version() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).expect("Cargo.toml");
+    let version = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("Cargo.toml has a version line");
+
+    let header = std::fs::read_to_string(crate_dir.join("include/leveldb_bloom.h")).unwrap();
+    let macro_value = |part: &str| {
+        let name = format!("#define LEVELDB_BLOOM_VERSION_{part} ");
+        header
+            .lines()
+            .find_map(|line| line.strip_prefix(name.as_str()))
+            .unwrap_or_else(|| panic!("the header defines LEVELDB_BLOOM_VERSION_{part}"))
+            .to_owned()
+    };
+    let from_macros = ["MAJOR", "MINOR", "PATCH"].map(macro_value).join(".");
+    assert_eq!(from_macros, version, "the header's version macros");
+
+    let reported = unsafe { std::ffi::CStr::from_ptr(leveldb_bloom::ffi::leveldb_bloom_version()) };
+    assert_eq!(reported.to_str(), Ok(version), "leveldb_bloom_version()");
 }

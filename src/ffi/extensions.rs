@@ -18,8 +18,27 @@ use crate::no_unwind::{ffi_boundary_cannot_panic, single_query};
 
 pub(crate) const POLICY_NAME_C: &CStr = c"leveldb.BuiltinBloomFilter2";
 
+const VERSION_C: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => panic!("a crate version has no NUL byte"),
+    };
+
+/// This library's version, `"MAJOR.MINOR.PATCH"`, in static storage: what the header's
+/// `LEVELDB_BLOOM_VERSION_*` macros say at compile time, for the library loaded at run time.
+///
+/// # Threads
+/// Any number of threads may call it at once.
+#[unsafe(no_mangle)]
+pub extern "C" fn leveldb_bloom_version() -> *const c_char {
+    ffi_boundary!(VERSION_C.as_ptr(), { VERSION_C.as_ptr() })
+}
+
 /// The name leveldb records in a table for these filters: `"leveldb.BuiltinBloomFilter2"`, in
 /// static storage.
+///
+/// # Threads
+/// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
     ffi_boundary_cannot_panic!(POLICY_NAME_C.as_ptr(), { POLICY_NAME_C.as_ptr() })
@@ -28,6 +47,9 @@ pub extern "C" fn leveldb_bloom_policy_name() -> *const c_char {
 /// Length in bytes of the filter leveldb's `NewBloomFilterPolicy(bits_per_key)` builds for
 /// `num_keys` keys. Returns 0, which no filter is, if `bits_per_key < 0` or the length would
 /// exceed `SIZE_MAX`.
+///
+/// # Threads
+/// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_filter_length(bits_per_key: c_int, num_keys: usize) -> usize {
     ffi_boundary_cannot_panic!(0, {
@@ -46,6 +68,9 @@ pub extern "C" fn leveldb_bloom_filter_length(bits_per_key: c_int, num_keys: usi
 /// < 0`; an `out_length` other than that length (a filter too large to exist has length 0); a
 /// NULL `out`; a NULL `keys` with `num_keys > 0`; more keys than memory can hold; a key with NULL
 /// `data` and a `size` above 0. A key with NULL `data` and `size` 0 is the empty key.
+///
+/// # Threads
+/// Any number of threads may call it at once, each with its own `out`; keys may be shared.
 ///
 /// # Safety
 /// A non-NULL `keys` must point to `num_keys` entries, each non-NULL `data` to `size` readable
@@ -96,6 +121,9 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
 /// Returns 1 ("may match": an error must never cause a false negative) for a NULL `key` or
 /// `filter` with a length above 0, and for a length above `PTRDIFF_MAX`, which no object has
 /// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
+///
+/// # Threads
+/// Any number of threads may call it at once, on one filter too.
 ///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes.

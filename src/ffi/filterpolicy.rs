@@ -10,26 +10,41 @@ use crate::ffi::extensions::POLICY_NAME_C;
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
 
-/// leveldb's `create_filter` callback: returns a `malloc`ed filter and stores its length.
-type CreateFilterFn = unsafe extern "C" fn(
-    state: *mut c_void,
-    key_array: *const *const c_char,
-    key_length_array: *const usize,
-    num_keys: c_int,
-    filter_length: *mut usize,
-) -> *mut c_char;
+// The callbacks of `leveldb_filterpolicy_create`, named so that its prototype fits the header's
+// width. leveldb/c.h spells the same types out; C treats the two declarations as one.
 
-/// leveldb's `key_may_match` callback.
-type KeyMayMatchFn = unsafe extern "C" fn(
-    state: *mut c_void,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8;
+/// A custom policy's destructor: called once with `state` by `leveldb_filterpolicy_destroy`.
+#[allow(non_camel_case_types)] // C naming, as the rest of the header
+pub type leveldb_bloom_destructor_fn = Option<unsafe extern "C" fn(state: *mut c_void)>;
 
-/// leveldb's `name` callback.
-type NameFn = unsafe extern "C" fn(state: *mut c_void) -> *const c_char;
+/// A custom policy's `create_filter`: returns a `malloc`ed filter for the keys and stores its
+/// length in `*filter_length`.
+#[allow(non_camel_case_types)]
+pub type leveldb_bloom_create_filter_fn = Option<
+    unsafe extern "C" fn(
+        state: *mut c_void,
+        key_array: *const *const c_char,
+        key_length_array: *const usize,
+        num_keys: c_int,
+        filter_length: *mut usize,
+    ) -> *mut c_char,
+>;
+
+/// A custom policy's `key_may_match`: 0 only if the key is certainly not in the filter's set.
+#[allow(non_camel_case_types)]
+pub type leveldb_bloom_key_may_match_fn = Option<
+    unsafe extern "C" fn(
+        state: *mut c_void,
+        key: *const c_char,
+        length: usize,
+        filter: *const c_char,
+        filter_length: usize,
+    ) -> u8,
+>;
+
+/// A custom policy's `name`: a string that lives as long as the policy.
+#[allow(non_camel_case_types)]
+pub type leveldb_bloom_name_fn = Option<unsafe extern "C" fn(state: *mut c_void) -> *const c_char>;
 
 /// A filter policy: leveldb's built-in bloom filter, or one made of C callbacks. Opaque to C.
 #[allow(non_camel_case_types)] // leveldb's C name, so one C file can include both headers
@@ -44,10 +59,11 @@ pub(crate) enum PolicyKind {
 
 pub(crate) struct CustomPolicy {
     pub(crate) state: *mut c_void,
-    destructor: Option<unsafe extern "C" fn(*mut c_void)>,
-    pub(crate) create_filter: CreateFilterFn,
-    pub(crate) key_may_match: KeyMayMatchFn,
-    name: NameFn,
+    // Never None but `destructor`: `leveldb_filterpolicy_create` refuses the others missing.
+    destructor: leveldb_bloom_destructor_fn,
+    pub(crate) create_filter: leveldb_bloom_create_filter_fn,
+    pub(crate) key_may_match: leveldb_bloom_key_may_match_fn,
+    name: leveldb_bloom_name_fn,
 }
 
 // SAFETY: the policy only hands `state` to the caller's callbacks. As in leveldb, which calls a
@@ -88,6 +104,9 @@ fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
 /// - any larger value, up to `INT_MAX`: a policy with k = `bits_per_key * 0.69` clamped to 1..30.
 ///
 /// Returns NULL if memory runs out. Release the policy with `leveldb_filterpolicy_destroy`.
+///
+/// # Threads
+/// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_filterpolicy_create_bloom(
     bits_per_key: c_int,
@@ -109,37 +128,21 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
 ///
 /// The callbacks may be called from several threads at once and must allow it, as in leveldb.
 /// `create_filter` must return a `malloc`ed buffer (or NULL), which the caller frees.
+///
+/// # Threads
+/// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_filterpolicy_create(
     state: *mut c_void,
-    destructor: Option<unsafe extern "C" fn(*mut c_void)>,
-    // The callback types are spelled out, not aliased, so cbindgen writes them as leveldb/c.h does.
-    create_filter: Option<
-        unsafe extern "C" fn(
-            state: *mut c_void,
-            key_array: *const *const c_char,
-            key_length_array: *const usize,
-            num_keys: c_int,
-            filter_length: *mut usize,
-        ) -> *mut c_char,
-    >,
-    key_may_match: Option<
-        unsafe extern "C" fn(
-            state: *mut c_void,
-            key: *const c_char,
-            length: usize,
-            filter: *const c_char,
-            filter_length: usize,
-        ) -> u8,
-    >,
-    name: Option<unsafe extern "C" fn(state: *mut c_void) -> *const c_char>,
+    destructor: leveldb_bloom_destructor_fn,
+    create_filter: leveldb_bloom_create_filter_fn,
+    key_may_match: leveldb_bloom_key_may_match_fn,
+    name: leveldb_bloom_name_fn,
 ) -> *mut leveldb_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
-        let (Some(create_filter), Some(key_may_match), Some(name)) =
-            (create_filter, key_may_match, name)
-        else {
+        if create_filter.is_none() || key_may_match.is_none() || name.is_none() {
             return ptr::null_mut();
-        };
+        }
         into_raw(PolicyKind::Custom(CustomPolicy {
             state,
             destructor,
@@ -152,6 +155,9 @@ pub extern "C" fn leveldb_filterpolicy_create(
 
 /// Destroys a policy made by `leveldb_filterpolicy_create_bloom` or `leveldb_filterpolicy_create`
 /// (calling the latter's destructor once). NULL: does nothing.
+///
+/// # Threads
+/// Must not run while another thread uses the same policy; other policies are unaffected.
 ///
 /// # Safety
 /// `policy` must be NULL or a live policy from this library, not used again afterwards.
@@ -168,6 +174,9 @@ pub unsafe extern "C" fn leveldb_filterpolicy_destroy(policy: *mut leveldb_filte
 /// Frees a buffer this library returned (a filter from `leveldb_filterpolicy_create_filter`),
 /// as `leveldb_free` in leveldb's C API does; it is libc `free`. NULL: does nothing.
 ///
+/// # Threads
+/// Any thread may free a buffer, once, whichever thread it came from.
+///
 /// # Safety
 /// `ptr` must be NULL or a `malloc`ed pointer not freed yet.
 #[unsafe(no_mangle)]
@@ -181,6 +190,9 @@ pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) {
 /// The policy's name: `"leveldb.BuiltinBloomFilter2"` for the bloom policy, what the `name`
 /// callback returns for a custom one. Valid as long as the policy. NULL policy: returns NULL.
 ///
+/// # Threads
+/// Any number of threads may call it at once, with one policy too.
+///
 /// # Safety
 /// `policy` must be NULL or a live policy from this library.
 #[unsafe(no_mangle)]
@@ -192,8 +204,11 @@ pub unsafe extern "C" fn leveldb_filterpolicy_name(
         match unsafe { policy.as_ref() }.map(|p| &p.kind) {
             None => ptr::null(),
             Some(PolicyKind::Bloom(_)) => POLICY_NAME_C.as_ptr(),
-            // SAFETY: the callback was given with `state` for this use.
-            Some(PolicyKind::Custom(custom)) => unsafe { (custom.name)(custom.state) },
+            Some(PolicyKind::Custom(custom)) => match custom.name {
+                // SAFETY: the callback was given with `state` for this use.
+                Some(name) => unsafe { name(custom.state) },
+                None => ptr::null(),
+            },
         }
     })
 }

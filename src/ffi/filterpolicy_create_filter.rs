@@ -50,6 +50,10 @@ unsafe fn create_filter_keys<'a>(
 /// `num_keys > 0`; a NULL key with a length above 0; a filter too large to allocate. A NULL key
 /// with length 0 is the empty key.
 ///
+/// # Threads
+/// Any number of threads may call it at once, with one policy too (a custom policy's callbacks must
+/// allow that).
+///
 /// # Safety
 /// Non-NULL arrays must hold `num_keys` entries, each non-NULL key its length in readable bytes;
 /// `policy` must be NULL or a live policy from this library.
@@ -81,9 +85,12 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
             PolicyKind::Bloom(bloom) => unsafe { bloom_filter_malloc(bloom, keys, filter_length) },
             PolicyKind::Custom(_) if !keys.all_valid(Isa::best()) => ptr::null_mut(),
             PolicyKind::Custom(custom) => {
+                let Some(create_filter) = custom.create_filter else {
+                    return ptr::null_mut();
+                };
                 // SAFETY: the callback was given with `state` for this use; arguments checked.
                 let filter = unsafe {
-                    (custom.create_filter)(
+                    create_filter(
                         custom.state,
                         key_array,
                         key_length_array,

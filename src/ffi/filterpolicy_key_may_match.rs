@@ -19,6 +19,10 @@ use crate::no_unwind::{ffi_boundary, single_query};
 /// `key` or `filter` with a length above 0; a length above `PTRDIFF_MAX`, which no object has
 /// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
 ///
+/// # Threads
+/// Any number of threads may call it at once, with one policy and filter too (a custom policy's
+/// callbacks must allow that).
+///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes; `policy` must be
 /// NULL or a live policy from this library.
@@ -71,9 +75,12 @@ unsafe fn filterpolicy_key_may_match_cold(
     };
     match &policy.kind {
         PolicyKind::Bloom(_) => single_query(key_bytes, filter_bytes),
-        // SAFETY: the callback was given with `state` for this use; arguments checked.
-        PolicyKind::Custom(custom) => unsafe {
-            ((custom.key_may_match)(custom.state, key, length, filter, filter_length) != 0).into()
+        PolicyKind::Custom(custom) => match custom.key_may_match {
+            // SAFETY: the callback was given with `state` for this use; arguments checked.
+            Some(key_may_match) => unsafe {
+                (key_may_match(custom.state, key, length, filter, filter_length) != 0).into()
+            },
+            None => 1,
         },
     }
 }
@@ -91,6 +98,10 @@ unsafe fn filterpolicy_key_may_match_cold(
 ///
 /// Every result is set to 1 before any work, so not even an internal failure yields a false
 /// negative.
+///
+/// # Threads
+/// Any number of threads may call it at once, with one policy and filter too, each with its own
+/// `results`.
 ///
 /// # Safety
 /// A non-NULL `results` must have `num_keys` writable bytes; non-NULL `keys` and `key_lengths`

@@ -21,12 +21,13 @@ pub(crate) mod key_arrays;
 
 pub use extensions::{
     leveldb_bloom_fill_filter, leveldb_bloom_filter_length, leveldb_bloom_key_may_match,
-    leveldb_bloom_policy_name,
+    leveldb_bloom_policy_name, leveldb_bloom_version,
 };
 #[cfg(feature = "leveldb-c-api")]
 pub use filterpolicy::{
-    leveldb_filterpolicy_create, leveldb_filterpolicy_create_bloom, leveldb_filterpolicy_destroy,
-    leveldb_filterpolicy_name, leveldb_filterpolicy_t, leveldb_free,
+    leveldb_bloom_create_filter_fn, leveldb_bloom_destructor_fn, leveldb_bloom_key_may_match_fn,
+    leveldb_bloom_name_fn, leveldb_filterpolicy_create, leveldb_filterpolicy_create_bloom,
+    leveldb_filterpolicy_destroy, leveldb_filterpolicy_name, leveldb_filterpolicy_t, leveldb_free,
 };
 #[cfg(feature = "leveldb-c-api")]
 pub use filterpolicy_create_filter::leveldb_filterpolicy_create_filter;

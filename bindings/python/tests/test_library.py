@@ -18,8 +18,11 @@ from leveldb_bloom import LibraryNotFoundError, _native
 from leveldb_bloom._native import ENV_VAR, LIBRARY_FILE, SYSTEM_NAME
 
 FIXES = ["pip", "cargo build --release", ENV_VAR]
-# As CMake installs the library and build.rs names it: the crate's major version.
+# As CMake installs the library: the soname carries the crate's major version.
 SYSTEM_SONAME = f"libleveldb_bloom.so.{leveldb_bloom.__version__.split('.')[0]}"
+SYSTEM_NONE = (
+    f"ctypes.util.find_library('{SYSTEM_NAME}') found none, nor the loader {SYSTEM_SONAME}"
+)
 
 
 def no_system_library(name: str) -> None:
@@ -103,7 +106,7 @@ def test_nothing_found_lists_every_place_tried(checkout):
     root = checkout.parents[3]
     places = [
         str(checkout / LIBRARY_FILE),
-        f"ctypes.util.find_library('{SYSTEM_NAME}') found none",
+        SYSTEM_NONE,
         str(root / "target" / "release" / LIBRARY_FILE),
         str(root / "target" / "debug" / LIBRARY_FILE),
     ]
@@ -117,7 +120,7 @@ def test_nothing_found_outside_a_checkout(tmp_path):
         find_library({}, tmp_path)
     message = str(error.value)
     assert f"  {tmp_path / LIBRARY_FILE}\n" in message
-    assert f"ctypes.util.find_library('{SYSTEM_NAME}') found none\n" in message
+    assert f"{SYSTEM_NONE}\n" in message
     assert "not running from a leveldb-bloom checkout" in message
     assert all(fix in message for fix in FIXES)
     assert isinstance(error.value, OSError)
@@ -135,8 +138,9 @@ def test_the_loaded_library_is_the_one_asked_for(lib):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sonames and LD_LIBRARY_PATH")
 def test_a_library_installed_as_cmake_installs_it_is_found_on_ld_library_path(lib, tmp_path):
-    """The real ctypes.util.find_library, which reads LD_LIBRARY_PATH with binutils' ld and the
-    soname with objdump, then the system's loader, in a Python started with LD_LIBRARY_PATH."""
+    """The real search, in a Python started with LD_LIBRARY_PATH naming a folder laid out as
+    CMake installs the library: ctypes.util.find_library (which reads LD_LIBRARY_PATH with
+    binutils and needs a soname in the file), else the loader, by the versioned name."""
     for tool in ("ld", "objdump"):
         if shutil.which(tool) is None:
             pytest.skip(f"ctypes.util.find_library needs {tool} (binutils) to read LD_LIBRARY_PATH")
@@ -174,6 +178,10 @@ def test_version_is_the_crates():
         assert leveldb_bloom.__version__ == tomllib.load(manifest)["package"]["version"]
     if _native.repo_root(_native.PACKAGE_DIR) is None:  # installed: the same in its metadata
         assert importlib.metadata.version("leveldb-bloom") == leveldb_bloom.__version__
+
+
+def test_library_reports_the_package_version():
+    assert leveldb_bloom.library_version() == leveldb_bloom.__version__
 
 
 def test_crate_version_reads_the_package_table_only(tmp_path):

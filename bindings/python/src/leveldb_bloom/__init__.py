@@ -32,13 +32,16 @@ from typing import Union
 from . import _native
 from ._native import LibraryNotFoundError
 
-__all__ = ["BloomFilterPolicy", "LibraryNotFoundError", "__version__"]
+__all__ = ["BloomFilterPolicy", "LibraryNotFoundError", "__version__", "library_version"]
 
-try:
-    from ._version import __version__  # written by the build, from the crate's Cargo.toml
-except ImportError:  # the source in a checkout, not built: the checkout's crate is its version
-    _root = _native.repo_root(_native.PACKAGE_DIR)
-    __version__ = _native.crate_version(_root / "Cargo.toml") if _root else "unknown"
+__version__ = _native.package_version()
+
+
+def library_version() -> str:
+    """The version the loaded C library reports (``leveldb_bloom_version()``), "MAJOR.MINOR.PATCH":
+    ``__version__`` is the package's, which is the same for the library installed with it."""
+    return _native.library().version().decode("ascii")
+
 
 BytesLike = Union[bytes, bytearray, memoryview]
 

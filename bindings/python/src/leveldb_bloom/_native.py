@@ -5,8 +5,10 @@ Where the library is looked for, in order:
 1. the path in the environment variable ``LEVELDB_BLOOM_LIBRARY``, if it is set (then nowhere else);
 2. the copy installed inside this package (``leveldb_bloom/libleveldb_bloom.so`` next to this
    file), which ``pip install`` builds with cargo;
-3. one installed on the system, as ``ctypes.util.find_library("leveldb_bloom")`` finds it (the
-   linker's cache and paths, ``LD_LIBRARY_PATH``), e.g. after ``cmake --install``;
+3. one installed on the system, e.g. by ``cmake --install``: as
+   ``ctypes.util.find_library("leveldb_bloom")`` finds it (the loader's cache, and
+   ``LD_LIBRARY_PATH`` where binutils are installed), or else by the versioned name such an
+   install gives it (``libleveldb_bloom.so.0``), which the system's loader looks up itself;
 4. cargo's build output, when the package runs from a leveldb-bloom checkout:
    ``target/release`` then ``target/debug`` under the repository root.
 """
@@ -74,10 +76,41 @@ def crate_version(manifest: Path) -> str:
     raise ValueError(f'{manifest} has no version = "..." in its [package] table')
 
 
+def package_version() -> str:
+    """The package's version, which is the crate's: written into the package when it is built,
+    or read from the checkout's Cargo.toml when the source runs from a checkout."""
+    try:
+        from ._version import __version__
+
+        return __version__
+    except ImportError:
+        root = repo_root(PACKAGE_DIR)
+        return crate_version(root / "Cargo.toml") if root else "unknown"
+
+
+def system_soname() -> str:
+    """The name a system install (CMake's) gives the library: its soname, with the major version."""
+    return f"{LIBRARY_FILE}.{package_version().split('.')[0]}"
+
+
+def find_system_library(name: str) -> str | None:
+    """A system-installed library: what ``ctypes.util.find_library(name)`` finds, or else the
+    versioned name, if the system's loader can load it (it searches LD_LIBRARY_PATH itself, where
+    find_library needs binutils to)."""
+    found = ctypes.util.find_library(name)
+    if found:
+        return found
+    try:
+        ctypes.CDLL(system_soname())
+    except OSError:
+        return None
+    return system_soname()
+
+
 def find_library(
     environ: Mapping[str, str] = os.environ,
     package_dir: Path = PACKAGE_DIR,
-    find_system: Callable[[str], str | None] = ctypes.util.find_library,
+    find_system: Callable[[str], str | None] = find_system_library,
 ) -> str:
     """What to load: the first place in the module's order that has the library (a path, or the
     name the system's loader knows it by); LibraryNotFoundError naming every place tried if none.
@@ -99,7 +132,10 @@ def find_library(
     system = find_system(SYSTEM_NAME)
     if system:
         return system
-    tried.append(f"the system's libraries: ctypes.util.find_library({SYSTEM_NAME!r}) found none")
+    tried.append(
+        f"the system's libraries: ctypes.util.find_library({SYSTEM_NAME!r}) found none, "
+        f"nor the loader {system_soname()}"
+    )
 
     root = repo_root(package_dir)
     if root is not None:
@@ -146,6 +182,7 @@ class Prototype(NamedTuple):
 
 #: Every C function the package calls (a new C function gets its line here).
 PROTOTYPES = (
+    Prototype("version", "leveldb_bloom_version", _c_char_p, []),
     Prototype("create_bloom", "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]),
     Prototype("destroy", "leveldb_filterpolicy_destroy", None, [PolicyPointer]),
     Prototype("name", "leveldb_filterpolicy_name", _c_char_p, [PolicyPointer]),
