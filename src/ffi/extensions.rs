@@ -31,7 +31,7 @@ const VERSION_C: &CStr =
 /// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
 pub extern "C" fn leveldb_bloom_version() -> *const c_char {
-    ffi_boundary!(VERSION_C.as_ptr(), { VERSION_C.as_ptr() })
+    ffi_boundary_cannot_panic!(VERSION_C.as_ptr(), { VERSION_C.as_ptr() })
 }
 
 /// The name leveldb records in a table for these filters: `"leveldb.BuiltinBloomFilter2"`, in
