@@ -2,15 +2,11 @@
 //! library cargo just built and the system leveldb 1.23, and runs it: the side-by-side table of
 //! the README's "Speed" section. `cargo test` runs the same program in its --smoke mode.
 
-// The test programs' build and link logic (tests/c_harness), shared rather than repeated here.
-#[path = "../tests/c_harness/mod.rs"]
-mod c_harness;
-#[path = "../tests/paths/mod.rs"]
-mod paths;
-
+use std::path::Path;
 use std::process::{Command, exit};
 
-use c_harness::{FULL, Link, build, program};
+// The test programs' build and link logic, shared rather than repeated here.
+use leveldb_bloom_test_support::c_harness::{FULL, Link, build, program};
 
 fn main() {
     if !cfg!(has_leveldb) {
@@ -23,6 +19,7 @@ fn main() {
         &program("benches/vs_leveldb.cc", FULL),
         Link::Shared,
         &["-O2"],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
     );
     // Workload names pass through; cargo's own flags (--bench) are ignored by the program.
     let status = Command::new(&exe)

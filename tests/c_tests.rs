@@ -1,13 +1,13 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
 //! statically and dynamically, runs it and requires its "N passed, 0 failed" line.
 
-mod c_harness;
-mod paths;
-
 use std::path::Path;
 use std::process::Command;
 
-use c_harness::{FULL, Link, NATIVE_STATIC_LIBS, build, command, lib_dir, programs, root, run};
+use leveldb_bloom_test_support::c_harness::{
+    FULL, Link, NATIVE_STATIC_LIBS, build, command, programs, run,
+};
+use leveldb_bloom_test_support::paths::{lib_dir, root};
 
 /// Builds the program from `source` linked statically and dynamically, and runs both, with each
 /// set of arguments the program list gives it.
@@ -19,7 +19,8 @@ fn build_and_run_both(source: &str) {
     assert!(!runs.is_empty(), "{source} is not in the program list");
     for program in runs {
         for link in [Link::Static, Link::Shared] {
-            run(command(&program, &build(&program, link, &[])));
+            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
+            run(command(&program, &exe));
         }
     }
 }

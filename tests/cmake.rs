@@ -7,14 +7,12 @@
 //! Needs cmake (found by build.rs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot be skipped).
 
 mod cmake_support;
-#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
-mod paths;
 
 use std::path::Path;
 use std::process::Command;
 
 use cmake_support::{cmake_build, dynamic_section, run};
-use paths::root;
+use leveldb_bloom_test_support::paths::root;
 
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
 
@@ -150,14 +148,22 @@ fn configure_build_ctest_install_and_consume() {
 
     // pkg-config's flags name the install's folders as they are, with nothing to normalize, so
     // they can go into a program's rpath.
-    let flags = sh("pkg-config --cflags --libs leveldb_bloom", &consumer, &prefix);
+    let flags = sh(
+        "pkg-config --cflags --libs leveldb_bloom",
+        &consumer,
+        &prefix,
+    );
     let expected = format!(
         "-I{} -L{} -lleveldb_bloom",
         prefix.join("include").display(),
         lib.display()
     );
     assert_eq!(flags.trim(), expected, "pkg-config's flags");
-    let libdir = sh("pkg-config --variable=libdir leveldb_bloom", &consumer, &prefix);
+    let libdir = sh(
+        "pkg-config --variable=libdir leveldb_bloom",
+        &consumer,
+        &prefix,
+    );
     assert_eq!(Path::new(libdir.trim()), lib, "pkg-config's libdir");
 
     // 3: plain pkg-config, shared, then static (the archive, then its Libs.private).

@@ -10,8 +10,6 @@
 //! runs, so a second run only rebuilds what changed.
 
 mod cmake_support;
-#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
-mod paths;
 mod tables;
 
 use std::collections::BTreeSet;
@@ -20,7 +18,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use cmake_support::run;
-use paths::root;
+use leveldb_bloom_test_support::paths::root;
 use tables::{has_bloom_filter, tables};
 
 /// A timing flake of leveldb's own (it fails about one run in five, stock or with the shim):

@@ -2,10 +2,10 @@
 //! the library cargo just built. Ignored when build.rs found no pytest for `python3`; CI sets
 //! LEVELDB_BLOOM_REQUIRE_PYTHON=1, which turns that into a build failure instead.
 
-mod paths;
-
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::process::Command;
+
+use leveldb_bloom_test_support::paths::{lib_dir, root};
 
 #[test]
 #[cfg_attr(
@@ -13,9 +13,9 @@ use std::process::Command;
     ignore = "python3 cannot import pytest: pip install pytest"
 )]
 fn python_binding() {
-    let library = paths::lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
+    let library = lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
     assert!(library.is_file(), "{} is missing", library.display());
-    let package = paths::root().join("bindings/python");
+    let package = root().join("bindings/python");
     // The source first, so that a copy pip installed earlier is not what gets tested.
     let python_path = std::iter::once(package.join("src"))
         .chain(

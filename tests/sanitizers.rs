@@ -1,5 +1,5 @@
-//! The C test programs (tests/c_harness: every program in c_tests/) under AddressSanitizer +
-//! UndefinedBehaviorSanitizer, under valgrind memcheck, and the threads test under
+//! The C test programs (test-support/src/c_harness.rs: every program in c_tests/) under
+//! AddressSanitizer + UndefinedBehaviorSanitizer, under valgrind memcheck, and the threads test under
 //! ThreadSanitizer: any memory error, undefined behaviour, data race or definite leak fails.
 //! Without the tools these tests are ignored, never passed; CI sets
 //! LEVELDB_BLOOM_REQUIRE_SANITIZERS=1, which makes a missing tool a build failure (build.rs).
@@ -8,12 +8,13 @@
 //! see every allocation and free the library makes (it uses malloc), and valgrind sees all of it.
 
 mod asan;
-mod c_harness;
-mod paths;
 
+use std::path::Path;
 use std::process::Command;
 
-use c_harness::{Budget, FULL, Link, Program, build, command, programs, run};
+use leveldb_bloom_test_support::c_harness::{
+    self, Budget, FULL, Link, Program, build, command, programs, run,
+};
 
 /// ASan and UBSan slow the C side only: a quarter of the differential cases.
 const ASAN: Budget = Budget {
@@ -26,6 +27,11 @@ const VALGRIND: Budget = Budget {
     differential_cases: 20,
     thread_rounds: 4,
 };
+
+/// Where the programs are built.
+fn tmp() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+}
 
 /// The programs that can run here (leveldb installed or not needed), and that do not limit their
 /// own address space, which sanitizer shadow memory and valgrind's allocator cannot live with.
@@ -44,7 +50,7 @@ fn runnable(budget: Budget) -> Vec<Program> {
 )]
 fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
     for program in runnable(ASAN) {
-        let exe = build(&program, Link::Static, asan::FLAGS);
+        let exe = build(&program, Link::Static, asan::FLAGS, tmp());
         let mut cmd = command(&program, &exe);
         // test_bad_input.c asks for a 256 TiB filter to see NULL come back. ASan's allocator
         // would instead stop the program with allocation-size-too-big; told it may return NULL,
@@ -58,7 +64,7 @@ fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
 #[cfg_attr(not(has_valgrind), ignore = "valgrind is not installed")]
 fn c_tests_under_valgrind_memcheck() {
     for program in runnable(VALGRIND) {
-        let exe = build(&program, Link::Static, &[]);
+        let exe = build(&program, Link::Static, &[], tmp());
         let mut cmd = Command::new("valgrind");
         cmd.args([
             "--tool=memcheck",
@@ -78,7 +84,7 @@ fn c_tests_under_valgrind_memcheck() {
 #[cfg_attr(not(has_tsan), ignore = "gcc's libtsan runtime is not installed")]
 fn threads_test_under_thread_sanitizer() {
     let program = c_harness::program("c_tests/test_threads.c", FULL);
-    let exe = build(&program, Link::Static, &["-fsanitize=thread"]);
+    let exe = build(&program, Link::Static, &["-fsanitize=thread"], tmp());
     let mut cmd = command(&program, &exe);
     cmd.env("TSAN_OPTIONS", "halt_on_error=1");
     run(cmd);

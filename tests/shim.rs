@@ -18,8 +18,6 @@
 
 mod asan;
 mod cmake_support;
-#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
-mod paths;
 mod tables;
 
 use std::collections::HashMap;
@@ -29,7 +27,7 @@ use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
 use cmake_support::{cmake_build, run};
-use paths::root;
+use leveldb_bloom_test_support::paths::root;
 use tables::{has_bloom_filter, tables};
 
 /// leveldb's mangled `leveldb::NewBloomFilterPolicy(int)`.

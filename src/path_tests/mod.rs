@@ -20,10 +20,6 @@ use crate::kernels::positions::{LemirePositions, ProbePositions};
 use crate::policy::BloomPolicy;
 use crate::scalar;
 
-// The integration tests' reader of leveldb's reference vectors.
-#[path = "../../tests/common/mod.rs"]
-mod common;
-
 /// The portable path and every SIMD one this CPU can run.
 fn isas() -> Vec<Isa> {
     Isa::available()

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::paths::root;
+use leveldb_bloom_test_support::paths::root;
 
 /// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
 pub fn run(cmd: &mut Command) -> String {
