@@ -19,7 +19,6 @@ fn main() {
     detect_sanitizers();
     detect_plyvel();
     detect_leveldb_source();
-    detect_simd();
 }
 
 /// Sets cfg `prove_no_panic` when LEVELDB_BLOOM_PROVE_NO_PANIC=1 (as CI sets it) in a build
@@ -213,28 +212,6 @@ fn detect_sanitizers() {
         // Installing it changes one of these folders, which reruns this script.
         for dir in install_dirs {
             println!("cargo::rerun-if-changed={}", dir.display());
-        }
-    }
-}
-
-/// Which SIMD paths this machine runs (cfg `host_avx2`, `host_avx512`): the tests run where they
-/// are built, and a path the CPU lacks is reported as an ignored test, never passed untested.
-fn detect_simd() {
-    println!("cargo::rustc-check-cfg=cfg(host_avx2, host_avx512)");
-    #[cfg(target_arch = "x86_64")]
-    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
-        use std::arch::is_x86_feature_detected as has;
-        if has!("avx2") {
-            println!("cargo::rustc-cfg=host_avx2");
-        }
-        // The features src/kernels/x86/features.rs lists for the AVX-512 kernels.
-        if has!("avx512f")
-            && has!("avx512bw")
-            && has!("avx512vl")
-            && has!("avx512vbmi")
-            && has!("bmi2")
-        {
-            println!("cargo::rustc-cfg=host_avx512");
         }
     }
 }
