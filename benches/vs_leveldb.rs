@@ -7,10 +7,11 @@ use std::process::{Command, exit};
 
 // The test programs' build and link logic, shared rather than repeated here.
 use leveldb_bloom_test_support::c_harness::{FULL, Link, build, program};
+use leveldb_bloom_test_support::tools::Tool;
 
 fn main() {
-    if !cfg!(has_leveldb) {
-        eprintln!("vs_leveldb needs the system leveldb: apt-get install libleveldb-dev");
+    if let Some(missing) = Tool::Leveldb.missing() {
+        eprintln!("vs_leveldb needs the system leveldb: {missing}");
         exit(1);
     }
     // Linked shared, ours first: leveldb's C API has functions of the same names, and ours must

@@ -34,8 +34,16 @@ native = _load_native()
 SDIST_CRATE = "rust"
 # What building the library needs: the manifest, the lock file, the build script, the sources,
 # and what the manifest declares (cargo refuses one whose targets, workspace members or path
-# dependencies are missing): the benches and the test support crate.
-CRATE_FILES = ["Cargo.toml", "Cargo.lock", "build.rs", "src", "benches", "test-support"]
+# dependencies are missing): the benches, the tests and the test support crate.
+CRATE_FILES = [
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+    "src",
+    "benches",
+    "tests",
+    "test-support",
+]
 
 CRATE = HERE / SDIST_CRATE
 if not (CRATE / "Cargo.toml").is_file():

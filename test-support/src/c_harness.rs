@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::paths::{lib_dir, root};
+use crate::trials;
 
 /// What the static library needs from the system (Rust's standard library, mostly): the list
 /// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
@@ -205,8 +206,8 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
 pub fn run(mut cmd: Command) {
     let output = cmd.output().expect("test program starts");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    print!("{stdout}");
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    trials::print(&stdout);
+    trials::print(&String::from_utf8_lossy(&output.stderr));
     let summary = stdout
         .lines()
         .rev()
