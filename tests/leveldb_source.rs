@@ -102,7 +102,8 @@ fn parallel_level() -> String {
 }
 
 /// Runs `cmd` with leveldb's test folder (TEST_TMPDIR) under `work()`, so that runs elsewhere on
-/// the machine never share it; prints its output.
+/// the machine never share it, in a folder `dir` of its own: it is emptied first, so no two
+/// programs that may run at once can be given the same one. Prints the program's output.
 fn output_in_test_dir(cmd: &mut Command, dir: &str) -> Output {
     let tmp = work().join("tmp").join(dir);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -213,7 +214,8 @@ fn a_shim_that_never_matches_fails_leveldb_tests() {
             // The bloom filter's own case; the whole of db_test takes a minute.
             cmd.arg("--gtest_filter=DBTest.BloomFilter");
         }
-        let output = output_in_test_dir(&mut cmd, program);
+        // Not the folder of the test above, which may be running db_test at the same time.
+        let output = output_in_test_dir(&mut cmd, &format!("broken-{program}"));
         assert!(
             !output.status.success(),
             "{program} passed with a broken shim"
