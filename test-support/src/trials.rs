@@ -86,8 +86,10 @@ fn run_kept(test: fn()) -> Result<(), Failed> {
 }
 
 /// Runs `trials` as the command line asks (filters, --list, --nocapture, --test-threads, as
-/// libtest) and exits with libtest's status.
-pub fn run(trials: Vec<Trial>) -> ! {
+/// libtest), in the order of their names as libtest runs its tests, and exits with libtest's
+/// status.
+pub fn run(mut trials: Vec<Trial>) -> ! {
+    trials.sort_by(|a, b| a.name().cmp(b.name()));
     let args = Arguments::from_args();
     CAPTURE.store(!args.nocapture, Ordering::Relaxed);
     let default_hook = panic::take_hook();
