@@ -8,8 +8,7 @@ use std::cell::RefCell;
 use std::panic;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use libtest_mimic::Trial;
-use libtest_mimic::{Arguments, Completion, Failed};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::tools::Tool;
 
