@@ -27,7 +27,7 @@
 // As the benchmark's 1M-key batch query row (one call of 1M keys streaming from memory):
 //   /tmp/single_query_ab --stream --batch --chunk 1000000 a.so b.so
 //
-// Also a test program (tests/c_harness): every build's answers must be the same.
+// Also a test program (test-support/src/c_harness.rs): every build's answers must be the same.
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdint.h>

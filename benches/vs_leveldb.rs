@@ -2,19 +2,16 @@
 //! library cargo just built and the system leveldb 1.23, and runs it: the side-by-side table of
 //! the README's "Speed" section. `cargo test` runs the same program in its --smoke mode.
 
-// The test programs' build and link logic (tests/c_harness), shared rather than repeated here.
-#[path = "../tests/c_harness/mod.rs"]
-mod c_harness;
-#[path = "../tests/paths/mod.rs"]
-mod paths;
-
+use std::path::Path;
 use std::process::{Command, exit};
 
-use c_harness::{FULL, Link, build, program};
+// The test programs' build and link logic, shared rather than repeated here.
+use leveldb_bloom_test_support::c_harness::{FULL, Link, build, program};
+use leveldb_bloom_test_support::tools::Tool;
 
 fn main() {
-    if !cfg!(has_leveldb) {
-        eprintln!("vs_leveldb needs the system leveldb: apt-get install libleveldb-dev");
+    if let Some(missing) = Tool::Leveldb.missing() {
+        eprintln!("vs_leveldb needs the system leveldb: {missing}");
         exit(1);
     }
     // Linked shared, ours first: leveldb's C API has functions of the same names, and ours must
@@ -23,6 +20,7 @@ fn main() {
         &program("benches/vs_leveldb.cc", FULL),
         Link::Shared,
         &["-O2"],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
     );
     // Workload names pass through; cargo's own flags (--bench) are ignored by the program.
     let status = Command::new(&exe)

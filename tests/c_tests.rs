@@ -1,13 +1,34 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
 //! statically and dynamically, runs it and requires its "N passed, 0 failed" line.
 
-mod c_harness;
-mod paths;
-
 use std::path::Path;
 use std::process::Command;
 
-use c_harness::{FULL, Link, NATIVE_STATIC_LIBS, build, command, lib_dir, programs, root, run};
+use leveldb_bloom_test_support::c_harness::{
+    FULL, Link, NATIVE_STATIC_LIBS, build, command, programs, run,
+};
+use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::{trial, trials};
+
+fn main() {
+    trials::run(vec![
+        trial!(vectors_through_c_abi),
+        trial!(core_abi_bad_input),
+        trial!(batch_query_through_c_abi),
+        trial!(bad_input_through_c_abi),
+        trial!(custom_policies_through_c_abi),
+        trial!(threads_share_one_policy),
+        trial!(differential_against_leveldb, Leveldb),
+        trial!(out_of_memory_through_c_abi),
+        trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
+        trial!(header_compiles_as_c_and_cpp),
+        trial!(readme_c_examples_compile_and_run),
+        trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
+        trial!(benchmark_against_leveldb_checks_pass, Leveldb),
+        trial!(single_query_ab_tool_checks_pass),
+        trial!(native_static_libs_are_pinned),
+    ]);
+}
 
 /// Builds the program from `source` linked statically and dynamically, and runs both, with each
 /// set of arguments the program list gives it.
@@ -19,64 +40,53 @@ fn build_and_run_both(source: &str) {
     assert!(!runs.is_empty(), "{source} is not in the program list");
     for program in runs {
         for link in [Link::Static, Link::Shared] {
-            run(command(&program, &build(&program, link, &[])));
+            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
+            run(command(&program, &exe));
         }
     }
 }
 
-#[test]
 fn vectors_through_c_abi() {
     build_and_run_both("c_tests/test_vectors.c");
 }
 
-#[test]
 fn core_abi_bad_input() {
     build_and_run_both("c_tests/test_core_abi.c");
 }
 
-#[test]
 fn batch_query_through_c_abi() {
     build_and_run_both("c_tests/test_batch.c");
 }
 
-#[test]
 fn bad_input_through_c_abi() {
     build_and_run_both("c_tests/test_bad_input.c");
 }
 
-#[test]
 fn custom_policies_through_c_abi() {
     build_and_run_both("c_tests/test_custom_policy.c");
 }
 
-#[test]
 fn threads_share_one_policy() {
     build_and_run_both("c_tests/test_threads.c");
 }
 
 /// Live comparison with the system leveldb on random inputs, for a fixed number of cases. The
 /// seed is fixed unless LEVELDB_BLOOM_DIFF_SEED is set (CI sets a fresh one each run).
-#[test]
-#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn differential_against_leveldb() {
     build_and_run_both("c_tests/differential_leveldb.cc");
 }
 
 /// Real allocation failure (address space limited): NULL, never an abort.
-#[test]
 fn out_of_memory_through_c_abi() {
     build_and_run_both("c_tests/test_out_of_memory.c");
 }
 
-#[test]
-#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn one_file_includes_leveldb_c_h_and_our_header() {
     build_and_run_both("c_tests/test_with_leveldb_header.c");
 }
 
 /// The header compiles on its own as C89 and later C, and as C++98 and later, with every warning
 /// an error.
-#[test]
 fn header_compiles_as_c_and_cpp() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     for (compiler, std, file) in [
@@ -112,7 +122,6 @@ fn header_compiles_as_c_and_cpp() {
 }
 
 /// Every ```c block of the README is a complete program: it must compile and run.
-#[test]
 fn readme_c_examples_compile_and_run() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let blocks: Vec<&str> = readme
@@ -149,8 +158,6 @@ fn readme_c_examples_compile_and_run() {
 }
 
 /// The committed vectors are exactly what leveldb produces through tools/gen_vectors.cc now.
-#[test]
-#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn committed_vectors_regenerate_from_leveldb() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-vectors");
     std::fs::create_dir_all(&dir).unwrap();
@@ -184,8 +191,6 @@ fn committed_vectors_regenerate_from_leveldb() {
 
 /// The benchmark against leveldb (`cargo bench --bench vs_leveldb`) at tiny sizes, once: its
 /// byte-for-byte checks of every filter and answer must pass. Nothing is timed here.
-#[test]
-#[cfg_attr(not(has_leveldb), ignore = "libleveldb-dev is not installed")]
 fn benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb.cc");
 }
@@ -193,14 +198,12 @@ fn benchmark_against_leveldb_checks_pass() {
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
 /// itself, with hot keys and streaming ones, single and batch queries: its answer check and its
 /// cleanup must pass. Nothing is timed here.
-#[test]
 fn single_query_ab_tool_checks_pass() {
     build_and_run_both("benches/single_query_ab.c");
 }
 
 /// The system libraries the static library needs are exactly what rustc says, and the README
 /// states them. cargo builds into a folder of its own: the test's own target folder is locked.
-#[test]
 fn native_static_libs_are_pinned() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)

@@ -4,17 +4,25 @@
 //! static target, and plain C with pkg-config, shared and static; run all four programs and check
 //! with readelf which library each one needs.
 //!
-//! Needs cmake (found by build.rs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot be skipped).
+//! Needs cmake (looked for when the test runs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot
+//! be skipped).
 
 mod cmake_support;
-#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
-mod paths;
 
 use std::path::Path;
 use std::process::Command;
 
 use cmake_support::{cmake_build, dynamic_section, run};
-use paths::root;
+use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::tools::Tool;
+use leveldb_bloom_test_support::{trial, trials};
+
+fn main() {
+    trials::run(vec![trial!(
+        configure_build_ctest_install_and_consume,
+        Cmake
+    )]);
+}
 
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
 
@@ -56,7 +64,7 @@ fn expected_ctest_names() -> Vec<String> {
             .expect("test source")
             .lines()
             .any(|line| line.starts_with("#include <leveldb/"));
-        if uses_leveldb && !cfg!(has_leveldb) {
+        if uses_leveldb && !Tool::Leveldb.is_present() {
             continue;
         }
         let stem = path.file_stem().unwrap().to_string_lossy();
@@ -66,11 +74,6 @@ fn expected_ctest_names() -> Vec<String> {
     names
 }
 
-#[test]
-#[cfg_attr(
-    not(has_cmake),
-    ignore = "cmake is not installed: apt-get install cmake"
-)]
 fn configure_build_ctest_install_and_consume() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-flow");
     let build = work.join("build");

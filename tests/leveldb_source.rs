@@ -10,8 +10,6 @@
 //! runs, so a second run only rebuilds what changed.
 
 mod cmake_support;
-#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
-mod paths;
 mod tables;
 
 use std::collections::BTreeSet;
@@ -20,8 +18,22 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use cmake_support::run;
-use paths::root;
+use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::{trial, trials};
 use tables::{has_bloom_filter, tables};
+
+fn main() {
+    trials::run(vec![
+        trial!(leveldb_tests_pass_with_the_shim, LeveldbSource),
+        trial!(the_shim_replaces_bloom_cc_in_libleveldb, LeveldbSource),
+        trial!(a_shim_that_never_matches_fails_leveldb_tests, LeveldbSource),
+        trial!(db_bench_fillseq_writes_stock_tables, LeveldbSource),
+        trial!(
+            db_bench_fillrandom_compact_writes_stock_tables,
+            LeveldbSource
+        ),
+    ]);
+}
 
 /// A timing flake of leveldb's own (it fails about one run in five, stock or with the shim):
 /// rerun alone when it is the only failure, never skipped.
@@ -90,7 +102,8 @@ fn parallel_level() -> String {
 }
 
 /// Runs `cmd` with leveldb's test folder (TEST_TMPDIR) under `work()`, so that runs elsewhere on
-/// the machine never share it; prints its output.
+/// the machine never share it, in a folder `dir` of its own: it is emptied first, so no two
+/// programs that may run at once can be given the same one. Prints the program's output.
 fn output_in_test_dir(cmd: &mut Command, dir: &str) -> Output {
     let tmp = work().join("tmp").join(dir);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -99,8 +112,8 @@ fn output_in_test_dir(cmd: &mut Command, dir: &str) -> Output {
         .env("TEST_TMPDIR", &tmp)
         .output()
         .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    print!("{}", String::from_utf8_lossy(&output.stdout));
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    trials::print(&String::from_utf8_lossy(&output.stdout));
+    trials::eprint(&String::from_utf8_lossy(&output.stderr));
     output
 }
 
@@ -115,11 +128,6 @@ fn failed_cases(output: &Output) -> BTreeSet<String> {
         .collect()
 }
 
-#[test]
-#[cfg_attr(
-    not(has_leveldb_src),
-    ignore = "needs LEVELDB_BLOOM_LEVELDB_SRC, a leveldb source tree"
-)]
 fn leveldb_tests_pass_with_the_shim() {
     let build = shim();
     // db_test, the longest by far, runs alone so that its failures can be read case by case;
@@ -161,11 +169,6 @@ fn nm(args: &[&str], file: &Path) -> String {
     run(Command::new("nm").args(args).arg(file))
 }
 
-#[test]
-#[cfg_attr(
-    not(has_leveldb_src),
-    ignore = "needs LEVELDB_BLOOM_LEVELDB_SRC, a leveldb source tree"
-)]
 fn the_shim_replaces_bloom_cc_in_libleveldb() {
     let build = shim();
     let libleveldb = build.join("libleveldb.a");
@@ -200,11 +203,6 @@ fn the_shim_replaces_bloom_cc_in_libleveldb() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(has_leveldb_src),
-    ignore = "needs LEVELDB_BLOOM_LEVELDB_SRC, a leveldb source tree"
-)]
 fn a_shim_that_never_matches_fails_leveldb_tests() {
     // The control for the test above: these tests pass with the shim, and fail when its
     // KeyMayMatch is broken, so they run the shim's code.
@@ -216,7 +214,8 @@ fn a_shim_that_never_matches_fails_leveldb_tests() {
             // The bloom filter's own case; the whole of db_test takes a minute.
             cmd.arg("--gtest_filter=DBTest.BloomFilter");
         }
-        let output = output_in_test_dir(&mut cmd, program);
+        // Not the folder of the test above, which may be running db_test at the same time.
+        let output = output_in_test_dir(&mut cmd, &format!("broken-{program}"));
         assert!(
             !output.status.success(),
             "{program} passed with a broken shim"
@@ -254,7 +253,9 @@ fn assert_db_bench_writes_stock_tables(name: &str, args: &[&str]) {
     let agreed: Vec<&Vec<u8>> = first.iter().filter(|t| second.contains(t)).collect();
     let differing = first.len() + second.len() - 2 * agreed.len();
     if differing > 0 {
-        println!("{name}: {differing} tables differ between the two stock runs: not compared");
+        trials::print(&format!(
+            "{name}: {differing} tables differ between the two stock runs: not compared\n"
+        ));
     }
     assert!(
         !agreed.is_empty(),
@@ -275,27 +276,17 @@ fn assert_db_bench_writes_stock_tables(name: &str, args: &[&str]) {
         agreed.len(),
         shim.len()
     );
-    println!(
-        "{name}: {} tables byte-identical to both stock runs' ({:?} with the shim)",
+    trials::print(&format!(
+        "{name}: {} tables byte-identical to both stock runs' ({:?} with the shim)\n",
         agreed.len(),
         shim_run.iter().map(|t| &t.0).collect::<Vec<_>>()
-    );
+    ));
 }
 
-#[test]
-#[cfg_attr(
-    not(has_leveldb_src),
-    ignore = "needs LEVELDB_BLOOM_LEVELDB_SRC, a leveldb source tree"
-)]
 fn db_bench_fillseq_writes_stock_tables() {
     assert_db_bench_writes_stock_tables("fillseq", &["--benchmarks=fillseq"]);
 }
 
-#[test]
-#[cfg_attr(
-    not(has_leveldb_src),
-    ignore = "needs LEVELDB_BLOOM_LEVELDB_SRC, a leveldb source tree"
-)]
 fn db_bench_fillrandom_compact_writes_stock_tables() {
     // With 2 MB tables, which ones a compaction rewrites depends on when background compactions
     // ran, and two stock runs share only some of their tables. With tables of up to 1 GiB, the

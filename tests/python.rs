@@ -1,21 +1,21 @@
 //! Runs the Python binding's pytest suite (bindings/python/tests) on the package's source, against
-//! the library cargo just built. Ignored when build.rs found no pytest for `python3`; CI sets
-//! LEVELDB_BLOOM_REQUIRE_PYTHON=1, which turns that into a build failure instead.
-
-mod paths;
+//! the library cargo just built. Ignored when `python3` cannot import pytest; CI sets
+//! LEVELDB_BLOOM_REQUIRE_PYTHON=1, which turns that into a failure instead.
 
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::process::Command;
 
-#[test]
-#[cfg_attr(
-    not(has_pytest),
-    ignore = "python3 cannot import pytest: pip install pytest"
-)]
+use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::{trial, trials};
+
+fn main() {
+    trials::run(vec![trial!(python_binding, Pytest)]);
+}
+
 fn python_binding() {
-    let library = paths::lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
+    let library = lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
     assert!(library.is_file(), "{} is missing", library.display());
-    let package = paths::root().join("bindings/python");
+    let package = root().join("bindings/python");
     // The source first, so that a copy pip installed earlier is not what gets tested.
     let python_path = std::iter::once(package.join("src"))
         .chain(
@@ -35,8 +35,8 @@ fn python_binding() {
         )
         .output()
         .expect("python3 starts");
-    print!("{}", String::from_utf8_lossy(&output.stdout));
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    trials::print(&String::from_utf8_lossy(&output.stdout));
+    trials::eprint(&String::from_utf8_lossy(&output.stderr));
     // Every non-zero status fails, 5 ("no tests were collected") included.
     assert!(
         output.status.success(),

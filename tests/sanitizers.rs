@@ -1,19 +1,33 @@
-//! The C test programs (tests/c_harness: every program in c_tests/) under AddressSanitizer +
-//! UndefinedBehaviorSanitizer, under valgrind memcheck, and the threads test under
+//! The C test programs (test-support/src/c_harness.rs: every program in c_tests/) under
+//! AddressSanitizer + UndefinedBehaviorSanitizer, under valgrind memcheck, and the threads test under
 //! ThreadSanitizer: any memory error, undefined behaviour, data race or definite leak fails.
 //! Without the tools these tests are ignored, never passed; CI sets
-//! LEVELDB_BLOOM_REQUIRE_SANITIZERS=1, which makes a missing tool a build failure (build.rs).
+//! LEVELDB_BLOOM_REQUIRE_SANITIZERS=1, which makes a missing tool a failure.
 //!
 //! Only the C side is instrumented: the Rust library is linked as built. The sanitizers still
 //! see every allocation and free the library makes (it uses malloc), and valgrind sees all of it.
 
 mod asan;
-mod c_harness;
-mod paths;
 
+use std::path::Path;
 use std::process::Command;
 
-use c_harness::{Budget, FULL, Link, Program, build, command, programs, run};
+use leveldb_bloom_test_support::c_harness::{
+    self, Budget, FULL, Link, Program, build, command, programs, run,
+};
+use leveldb_bloom_test_support::tools::Tool;
+use leveldb_bloom_test_support::{trial, trials};
+
+fn main() {
+    trials::run(vec![
+        trial!(
+            c_tests_under_address_and_undefined_behaviour_sanitizers,
+            Asan
+        ),
+        trial!(c_tests_under_valgrind_memcheck, Valgrind),
+        trial!(threads_test_under_thread_sanitizer, Tsan),
+    ]);
+}
 
 /// ASan and UBSan slow the C side only: a quarter of the differential cases.
 const ASAN: Budget = Budget {
@@ -27,24 +41,24 @@ const VALGRIND: Budget = Budget {
     thread_rounds: 4,
 };
 
+/// Where the programs are built.
+fn tmp() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+}
+
 /// The programs that can run here (leveldb installed or not needed), and that do not limit their
 /// own address space, which sanitizer shadow memory and valgrind's allocator cannot live with.
 fn runnable(budget: Budget) -> Vec<Program> {
     programs(budget)
         .into_iter()
-        .filter(|p| cfg!(has_leveldb) || !p.needs_leveldb)
+        .filter(|p| !p.needs_leveldb || Tool::Leveldb.is_present())
         .filter(|p| !p.limits_address_space)
         .collect()
 }
 
-#[test]
-#[cfg_attr(
-    not(has_asan),
-    ignore = "gcc's libasan/libubsan runtime is not installed"
-)]
 fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
     for program in runnable(ASAN) {
-        let exe = build(&program, Link::Static, asan::FLAGS);
+        let exe = build(&program, Link::Static, asan::FLAGS, tmp());
         let mut cmd = command(&program, &exe);
         // test_bad_input.c asks for a 256 TiB filter to see NULL come back. ASan's allocator
         // would instead stop the program with allocation-size-too-big; told it may return NULL,
@@ -54,11 +68,9 @@ fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
     }
 }
 
-#[test]
-#[cfg_attr(not(has_valgrind), ignore = "valgrind is not installed")]
 fn c_tests_under_valgrind_memcheck() {
     for program in runnable(VALGRIND) {
-        let exe = build(&program, Link::Static, &[]);
+        let exe = build(&program, Link::Static, &[], tmp());
         let mut cmd = Command::new("valgrind");
         cmd.args([
             "--tool=memcheck",
@@ -74,11 +86,9 @@ fn c_tests_under_valgrind_memcheck() {
     }
 }
 
-#[test]
-#[cfg_attr(not(has_tsan), ignore = "gcc's libtsan runtime is not installed")]
 fn threads_test_under_thread_sanitizer() {
     let program = c_harness::program("c_tests/test_threads.c", FULL);
-    let exe = build(&program, Link::Static, &["-fsanitize=thread"]);
+    let exe = build(&program, Link::Static, &["-fsanitize=thread"], tmp());
     let mut cmd = command(&program, &exe);
     cmd.env("TSAN_OPTIONS", "halt_on_error=1");
     run(cmd);

@@ -18,8 +18,6 @@
 
 mod asan;
 mod cmake_support;
-#[allow(dead_code)] // lib_dir: for the tests that link what cargo builds
-mod paths;
 mod tables;
 
 use std::collections::HashMap;
@@ -29,8 +27,50 @@ use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
 use cmake_support::{cmake_build, run};
-use paths::root;
+use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::{trial, trials};
 use tables::{has_bloom_filter, tables};
+
+fn main() {
+    trials::run(vec![
+        trial!(shim_libraries_define_only_what_they_replace, Cmake, Leveldb),
+        trial!(shim_defines_no_exception_type_information, Cmake, Leveldb),
+        trial!(an_unused_shim_archive_adds_nothing, Cmake, Leveldb),
+        trial!(cxx_api_preloaded_shim_writes_stock_tables, Cmake, Leveldb),
+        trial!(c_api_preloaded_shim_writes_stock_tables, Cmake, Leveldb),
+        trial!(preloaded_shim_binds_now, Cmake, Leveldb),
+        trial!(shim_and_stock_read_each_others_databases, Cmake, Leveldb),
+        trial!(a_shim_that_never_matches_fails_every_read, Cmake, Leveldb),
+        trial!(
+            static_shim_ahead_of_libleveldb_a_writes_stock_tables,
+            Cmake,
+            Leveldb
+        ),
+        trial!(
+            shim_in_place_of_bloom_cc_writes_stock_tables,
+            Cmake,
+            Leveldb
+        ),
+        trial!(
+            shim_built_with_rtti_supports_typeid_and_dynamic_cast,
+            Cmake,
+            Leveldb
+        ),
+        trial!(negative_bits_per_key_aborts_with_a_message, Cmake, Leveldb),
+        trial!(
+            static_shim_under_address_and_undefined_behaviour_sanitizers,
+            Asan,
+            Cmake,
+            Leveldb
+        ),
+        trial!(
+            plyvel_with_the_shim_preloaded_writes_and_reads_stock_databases,
+            Cmake,
+            Leveldb,
+            Plyvel
+        ),
+    ]);
+}
 
 /// leveldb's mangled `leveldb::NewBloomFilterPolicy(int)`.
 const NEW_BLOOM_FILTER_POLICY: &str = "_ZN7leveldb20NewBloomFilterPolicyEi";
@@ -273,8 +313,8 @@ fn run_quietly(cmd: &mut Command) -> Ran {
         stderr: own.iter().map(|l| format!("{l}\n")).collect(),
         loader: loader.iter().map(|l| format!("{l}\n")).collect(),
     };
-    print!("{}", ran.stdout);
-    eprint!("{}", ran.stderr);
+    trials::print(&ran.stdout);
+    trials::eprint(&ran.stderr);
     ran
 }
 
@@ -399,11 +439,6 @@ fn defined(args: &[&str], file: &Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn shim_libraries_define_only_what_they_replace() {
     let shim = Shim::Plain;
     // The archive: NewBloomFilterPolicy and the core's functions it calls, nothing else global
@@ -438,11 +473,6 @@ fn shim_libraries_define_only_what_they_replace() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn shim_defines_no_exception_type_information() {
     for shim in [Shim::Plain, Shim::Rtti] {
         let symbols = defined(&["-C", "--defined-only"], &shim.archive());
@@ -456,11 +486,6 @@ fn shim_defines_no_exception_type_information() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn an_unused_shim_archive_adds_nothing() {
     let object = work().join("no_filter.o");
     run(Command::new("c++")
@@ -488,29 +513,14 @@ fn an_unused_shim_archive_adds_nothing() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn cxx_api_preloaded_shim_writes_stock_tables() {
     assert_writes_stock_tables("cxx-preload", Build::Dynamic, &["cxx"], PRELOADED);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn c_api_preloaded_shim_writes_stock_tables() {
     assert_writes_stock_tables("c-preload", Build::Dynamic, &["c"], PRELOADED);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn preloaded_shim_binds_now() {
     let env = Env {
         bind_now: true,
@@ -526,11 +536,6 @@ fn preloaded_shim_binds_now() {
     assert!(ran.stderr.is_empty(), "{}", ran.stderr);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn shim_and_stock_read_each_others_databases() {
     let dir = dbs("cross-read");
     let (stock, shim) = (dir.join("stock"), dir.join("shim"));
@@ -540,11 +545,6 @@ fn shim_and_stock_read_each_others_databases() {
     read(Build::Dynamic, &shim, STOCK);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn a_shim_that_never_matches_fails_every_read() {
     // The control for the tests above: with the shim's KeyMayMatch broken, reading a stock
     // database finds none of its keys, preloaded or linked, so the shim's is the one that runs.
@@ -571,21 +571,11 @@ fn a_shim_that_never_matches_fails_every_read() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn static_shim_ahead_of_libleveldb_a_writes_stock_tables() {
     let build = Build::StaticAhead(Shim::Plain);
     assert_writes_stock_tables("static-ahead", build, &["cxx", "c"], STOCK);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn shim_in_place_of_bloom_cc_writes_stock_tables() {
     assert_writes_stock_tables(
         "without-bloom-cc",
@@ -595,11 +585,6 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {
     // Debian's leveldb has RTTI: its own policy answers typeid and dynamic_cast, and so does the
     // shim built with LEVELDB_BLOOM_SHIM_RTTI, linked or preloaded.
@@ -620,11 +605,6 @@ fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {
     run_program(build, &[rtti], STOCK);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb)),
-    ignore = "needs cmake and libleveldb-dev"
-)]
 fn negative_bits_per_key_aborts_with_a_message() {
     let ran = run_quietly(Command::new(program(Build::StaticAhead(Shim::Plain))).arg("negative"));
     assert_eq!(ran.status.signal(), Some(libc::SIGABRT), "{}", ran.status);
@@ -636,11 +616,6 @@ fn negative_bits_per_key_aborts_with_a_message() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_asan, has_cmake, has_leveldb)),
-    ignore = "needs gcc's libasan/libubsan, cmake and libleveldb-dev"
-)]
 fn static_shim_under_address_and_undefined_behaviour_sanitizers() {
     let build = Build::StaticAhead(Shim::Sanitized);
     let dir = assert_writes_stock_tables("sanitized-static-ahead", build, &["cxx", "c"], STOCK);
@@ -659,11 +634,6 @@ fn plyvel(args: &[&Path], env: Env) {
     assert_bound(&ran.loader, "/plyvel/_plyvel", env);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(has_cmake, has_leveldb, has_plyvel)),
-    ignore = "needs cmake, libleveldb-dev and python3-plyvel"
-)]
 fn plyvel_with_the_shim_preloaded_writes_and_reads_stock_databases() {
     let dir = dbs("plyvel");
     let (write, read) = (Path::new("write"), Path::new("read"));

@@ -1,9 +1,7 @@
 //! Every reference vector made by leveldb 1.23, through the Rust API.
 
-mod common;
-
-use common::for_each_record;
 use leveldb_bloom::{BloomPolicy, key_may_match};
+use leveldb_bloom_test_support::vectors::for_each_record;
 
 fn answers(probes: &[Vec<u8>], filter: &[u8]) -> Vec<bool> {
     probes.iter().map(|p| key_may_match(p, filter)).collect()

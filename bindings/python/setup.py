@@ -33,8 +33,17 @@ native = _load_native()
 
 SDIST_CRATE = "rust"
 # What building the library needs: the manifest, the lock file, the build script, the sources,
-# and the benches (cargo refuses a manifest whose declared targets are missing).
-CRATE_FILES = ["Cargo.toml", "Cargo.lock", "build.rs", "src", "benches"]
+# and what the manifest declares (cargo refuses one whose targets, workspace members or path
+# dependencies are missing): the benches, the tests and the test support crate.
+CRATE_FILES = [
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+    "src",
+    "benches",
+    "tests",
+    "test-support",
+]
 
 CRATE = HERE / SDIST_CRATE
 if not (CRATE / "Cargo.toml").is_file():

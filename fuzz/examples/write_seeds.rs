@@ -8,10 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use leveldb_bloom_fuzz::Writer;
-
-#[allow(dead_code)] // the tests' vector reader; the seed writer needs only part of it
-#[path = "../../tests/common/mod.rs"]
-mod vectors;
+use leveldb_bloom_test_support::vectors::for_each_record;
 
 /// Key sets larger than this (and keys beyond it in a seed) make slow inputs, not new paths.
 const MAX_SEED_KEYS: usize = 300;
@@ -79,7 +76,6 @@ fn c_api_script(bits: i32, keys: &[Vec<u8>], shape: u8) -> Writer {
 
 fn main() {
     let fuzz_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let vectors_dir = fuzz_dir.join("../vectors");
     let seeds = |target: &str| -> PathBuf {
         let dir = fuzz_dir.join("seeds").join(target);
         // Regenerated whole, so a changed writer leaves no stale seed behind.
@@ -95,7 +91,7 @@ fn main() {
 
     let mut set = 0;
     let mut last_keys: Option<Vec<Vec<u8>>> = None;
-    vectors::for_each_record_in(&vectors_dir, "build.txt", |record| {
+    for_each_record("build.txt", |record| {
         let Some(bits) = record.bits_per_key else {
             return;
         };
@@ -132,7 +128,7 @@ fn main() {
     });
 
     let mut index = 0;
-    vectors::for_each_record_in(&vectors_dir, "match.txt", |record| {
+    for_each_record("match.txt", |record| {
         // Every 16th of leveldb's arbitrary and corrupt filters, with 8 of its probes.
         if index % 16 == 0 {
             let mut seed = Writer::default();

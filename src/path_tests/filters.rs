@@ -1,5 +1,7 @@
 //! Filters and answers of every kernel against the oracle's and leveldb's reference vectors.
 
+use leveldb_bloom_test_support::vectors::for_each_record;
+
 use super::*;
 
 #[test]
@@ -141,7 +143,7 @@ fn filters_of_2_pow_32_bits() {
 
 /// Checks every filter built and every answer of a vector file with every path.
 fn check_vector_file(name: &str) -> usize {
-    common::for_each_record(name, |record| {
+    for_each_record(name, |record| {
         let keys = as_slices(record.keys);
         if let Some(bits_per_key) = record.bits_per_key {
             for isa in isas() {

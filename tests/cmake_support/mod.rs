@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::paths::root;
+use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::trials;
 
 /// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
 pub fn run(cmd: &mut Command) -> String {
@@ -19,8 +20,8 @@ pub fn run_with_errors(cmd: &mut Command) -> (String, String) {
         .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    print!("{stdout}");
-    eprint!("{stderr}");
+    trials::print(&stdout);
+    trials::eprint(&stderr);
     assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
     (stdout, stderr)
 }

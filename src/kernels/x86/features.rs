@@ -31,6 +31,14 @@ macro_rules! detected {
     };
 }
 
+/// The listed features' names, which the Linux kernel's CPU flags use too (for the tests).
+#[cfg(test)]
+macro_rules! names {
+    ([$($feature:tt),*]) => {
+        [$($feature),*]
+    };
+}
+
 /// Items compiled for the AVX2 kernels' features: callable only where [`detected`] found them.
 macro_rules! avx2 {
     ($($items:tt)*) => {
@@ -45,4 +53,6 @@ macro_rules! avx512 {
     };
 }
 
+#[cfg(test)]
+pub(crate) use names;
 pub(crate) use {avx2, avx512, compile_for, detected, features};

@@ -1,7 +1,7 @@
 //! Reader for the reference vectors in vectors/ (format: vectors/README.md), for the Rust tests
 //! and the fuzz seed writer (fuzz/examples/write_seeds.rs).
 
-use std::path::Path;
+use crate::paths::root;
 
 /// One `filter` or `match` record with the key and probe sets current at that point.
 pub struct Record<'a> {
@@ -26,17 +26,9 @@ fn hex(field: &str) -> Vec<u8> {
 }
 
 /// Calls `check` on every record of `vectors/<name>` and returns how many there were.
-pub fn for_each_record(name: &str, check: impl FnMut(&Record<'_>)) -> usize {
-    for_each_record_in(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors"),
-        name,
-        check,
-    )
-}
-
-/// [`for_each_record`] for a vectors folder given by path (the fuzz seed writer's).
-pub fn for_each_record_in(dir: &Path, name: &str, mut check: impl FnMut(&Record<'_>)) -> usize {
-    let text = std::fs::read_to_string(dir.join(name)).expect("vector file readable");
+pub fn for_each_record(name: &str, mut check: impl FnMut(&Record<'_>)) -> usize {
+    let text =
+        std::fs::read_to_string(root().join("vectors").join(name)).expect("vector file readable");
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("leveldb-bloom vectors v1"));
     let (mut keys, mut probes) = (Vec::new(), Vec::new());

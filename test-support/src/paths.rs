@@ -1,10 +1,12 @@
-//! Paths for the integration tests that drive code outside Rust (C compilers, pytest).
+//! Paths for the tests that drive code outside Rust (C compilers, pytest).
 
 use std::path::{Path, PathBuf};
 
-/// The repository root.
+/// The repository root, the folder above this crate's.
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("test-support/ is in the repository")
 }
 
 /// target/<profile>/deps, where `cargo test` leaves the libleveldb_bloom.a and .so it built for

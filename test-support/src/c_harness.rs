@@ -1,13 +1,13 @@
 //! Builds the C and C++ test programs in c_tests/ against the library cargo just built and runs
 //! them, requiring their "N passed, 0 failed" line. Shared by tests/c_tests.rs (plain builds,
-//! linked statically and dynamically) and tests/sanitizers.rs (ASan + UBSan, TSan, valgrind).
-// Each of the two test crates uses only part of it.
-#![allow(dead_code)]
+//! linked statically and dynamically), tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and
+//! benches/vs_leveldb.rs (the benchmark against leveldb, timed).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub use crate::paths::{lib_dir, root};
+use crate::paths::{lib_dir, root};
+use crate::trials;
 
 /// What the static library needs from the system (Rust's standard library, mostly): the list
 /// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
@@ -151,15 +151,15 @@ fn compiler_for(source: &Path) -> &'static str {
 }
 
 /// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
-/// library and the program's libraries, and returns the executable.
-pub fn build(program: &Program, link: Link, flags: &[&str]) -> PathBuf {
+/// library and the program's libraries, and returns the executable, written in `out_dir`.
+pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
     let source = root().join(program.source);
     let stem = source.file_stem().unwrap().to_string_lossy();
     let flavour: String = flags
         .iter()
         .map(|f| f.replace(['-', '=', ','], "_"))
         .collect();
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{stem}-{link:?}{flavour}"));
+    let out = out_dir.join(format!("{stem}-{link:?}{flavour}"));
     let compiler = compiler_for(&source);
     let mut cmd = Command::new(compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
@@ -206,8 +206,8 @@ pub fn build(program: &Program, link: Link, flags: &[&str]) -> PathBuf {
 pub fn run(mut cmd: Command) {
     let output = cmd.output().expect("test program starts");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    print!("{stdout}");
-    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    trials::print(&stdout);
+    trials::print(&String::from_utf8_lossy(&output.stderr));
     let summary = stdout
         .lines()
         .rev()

@@ -1,0 +1,143 @@
+//! The tools some tests need, looked for when the tests run (never when the library is built):
+//! each tool's probe is here once, with the CI variable that makes it required.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// A tool some tests need beside cargo and a C/C++ compiler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// The system leveldb's headers and library (Debian's libleveldb-dev), which the
+    /// differential tests compare against live.
+    Leveldb,
+    /// pytest, for `python3`: the Python binding's tests.
+    Pytest,
+    /// CMake: the packaging flow and the shim's builds.
+    Cmake,
+    /// gcc's AddressSanitizer and UndefinedBehaviorSanitizer runtimes.
+    Asan,
+    /// gcc's ThreadSanitizer runtime.
+    Tsan,
+    Valgrind,
+    /// Debian's python3-plyvel, for Debian's python3 (/usr/bin), which it is installed for.
+    Plyvel,
+    /// A leveldb source tree (one with util/bloom.cc), named by LEVELDB_BLOOM_LEVELDB_SRC.
+    LeveldbSource,
+}
+
+const TOOLS: usize = Tool::LeveldbSource as usize + 1;
+
+impl Tool {
+    /// Why this machine lacks the tool, with how to get it; None when it has it. Looked for once
+    /// per process.
+    pub fn missing(self) -> Option<&'static str> {
+        static FOUND: [OnceLock<Option<String>>; TOOLS] = [const { OnceLock::new() }; TOOLS];
+        FOUND[self as usize].get_or_init(|| self.probe()).as_deref()
+    }
+
+    pub fn is_present(self) -> bool {
+        self.missing().is_none()
+    }
+
+    /// The variable CI sets to 1 to make a missing tool fail the tests that need it.
+    pub fn required_by(self) -> &'static str {
+        match self {
+            Tool::Leveldb => "LEVELDB_BLOOM_REQUIRE_LEVELDB",
+            Tool::Pytest => "LEVELDB_BLOOM_REQUIRE_PYTHON",
+            Tool::Cmake => "LEVELDB_BLOOM_REQUIRE_CMAKE",
+            Tool::Asan | Tool::Tsan | Tool::Valgrind => "LEVELDB_BLOOM_REQUIRE_SANITIZERS",
+            Tool::Plyvel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
+            Tool::LeveldbSource => "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC",
+        }
+    }
+
+    /// Whether CI set [`Tool::required_by`] to 1.
+    pub fn is_required(self) -> bool {
+        std::env::var_os(self.required_by()).is_some_and(|v| v == "1")
+    }
+
+    fn probe(self) -> Option<String> {
+        let missing = |present: bool, why: String| (!present).then_some(why);
+        match self {
+            Tool::Leveldb => {
+                // Where the header is looked for, as fuzz/build.rs does.
+                let include = std::env::var_os("LEVELDB_INCLUDE_DIR")
+                    .map_or_else(|| PathBuf::from("/usr/include"), PathBuf::from);
+                let header = include.join("leveldb/filter_policy.h");
+                missing(
+                    header.is_file(),
+                    format!(
+                        "{} is missing: apt-get install libleveldb-dev",
+                        header.display()
+                    ),
+                )
+            }
+            Tool::Pytest => missing(
+                runs(Command::new("python3").args(["-c", "import pytest"])),
+                "python3 cannot import pytest: pip install pytest (in a venv: apt-get install \
+                 python3-venv)"
+                    .into(),
+            ),
+            Tool::Cmake => missing(
+                runs(Command::new("cmake").arg("--version")),
+                "cmake is not on PATH: apt-get install cmake".into(),
+            ),
+            Tool::Asan => missing(
+                gcc_has("libasan.so") && gcc_has("libubsan.so"),
+                "gcc's libasan/libubsan runtime is not installed: apt-get install g++".into(),
+            ),
+            Tool::Tsan => missing(
+                gcc_has("libtsan.so"),
+                "gcc's libtsan runtime is not installed: apt-get install g++".into(),
+            ),
+            Tool::Valgrind => missing(
+                runs(Command::new("valgrind").arg("--version")),
+                "valgrind is not on PATH: apt-get install valgrind".into(),
+            ),
+            Tool::Plyvel => missing(
+                runs(Command::new("/usr/bin/python3").args(["-c", "import plyvel"])),
+                "/usr/bin/python3 cannot import plyvel: apt-get install python3-plyvel".into(),
+            ),
+            Tool::LeveldbSource => match std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC") {
+                None => Some(
+                    "LEVELDB_BLOOM_LEVELDB_SRC, the leveldb source tree to build, is not set: \
+                     .ci/run shows how to fetch Debian's"
+                        .into(),
+                ),
+                Some(src) => missing(
+                    Path::new(&src).join("util/bloom.cc").is_file(),
+                    format!(
+                        "LEVELDB_BLOOM_LEVELDB_SRC={} is not a leveldb source tree (no \
+                         util/bloom.cc)",
+                        src.to_string_lossy()
+                    ),
+                ),
+            },
+        }
+    }
+}
+
+/// Whether `cmd` starts and exits 0, its output discarded.
+fn runs(cmd: &mut Command) -> bool {
+    cmd.stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Whether gcc's library folder, where it links `-fsanitize=...` programs' runtimes from, holds
+/// `lib`; a dangling link (its runtime package missing) does not count.
+fn gcc_has(lib: &str) -> bool {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = Command::new("cc")
+            .arg("-print-libgcc-file-name")
+            .output()
+            .ok()?;
+        let libgcc = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+        libgcc.parent().map(Path::to_path_buf)
+    })
+    .as_ref()
+    .is_some_and(|dir| dir.join(lib).exists())
+}
