@@ -2,6 +2,7 @@
 //! the scalar oracle and leveldb's reference vectors.
 
 mod filters;
+mod isa_override;
 mod key_arrays;
 mod positions_and_hashes;
 mod reads_and_rounding;
