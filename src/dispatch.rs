@@ -203,10 +203,8 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
             Isa::Avx512 => unsafe { avx512::single::may_match(key, array, k) },
-            // Past the L2, AVX2's gathers lose to the portable kernel's plain loads, and under 4
-            // bytes its 4-byte reads do not fit (see avx2::may_match).
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 if (4..LARGE_ARRAY_BYTES).contains(&array.len()) => {
+            Isa::Avx2 => {
                 // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
                 unsafe { avx2::may_match(key, array, k) }
             }

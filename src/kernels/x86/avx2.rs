@@ -160,20 +160,8 @@ impl RowWriter {
         #[inline]
         fn next_bytes(&mut self, v: usize) -> (__m256i, __m256i) {
             let h = self.h[v];
-            // ProbePositions::position, 8 lanes at once: the quotients of the even lanes and of
-            // the odd ones by 32 x 32 -> 64-bit multiplies.
-            let a = _mm256_srli_epi32::<3>(h);
-            let even = _mm256_srl_epi64(_mm256_mul_epu32(a, self.magic), self.shift);
-            let odd = _mm256_srl_epi64(
-                _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), self.magic),
-                self.shift,
-            );
-            let quotient = _mm256_blend_epi32::<0b1010_1010>(even, _mm256_slli_epi64::<32>(odd));
             self.h[v] = _mm256_add_epi32(h, self.delta[v]);
-            (
-                _mm256_sub_epi32(a, _mm256_mullo_epi32(quotient, self.len)),
-                h,
-            )
+            (probe_bytes(h, self.magic, self.shift, self.len), h)
         }
     );
 
@@ -415,68 +403,70 @@ avx2!(
 
 avx2!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
-    /// the hash in scalar code, then the probes 4 per vector (two vectors at a time), each reading
-    /// its 4 bytes from the probed one on by a gather, with no branch on the bits. The gathers beat
-    /// the portable kernel's plain loads only in arrays within the L2 cache, so larger arrays are
-    /// left to it ([`crate::dispatch::Isa::may_match`] routes them; see docs/PERFORMANCE.md,
-    /// Single query: AVX2 gathers), as are arrays under 4 bytes, which a 4-byte read cannot fit
-    /// in.
-    ///
-    /// # Panics
-    /// If `array` is shorter than 4 bytes.
+    /// the hash in scalar code, then the positions of 8 probes at once in a vector, written out
+    /// and checked together, and each probed byte read with a plain load, with no branch on the
+    /// bits and no check per probe (see docs/PERFORMANCE.md, Single query: AVX2).
     ///
     /// # Safety
     /// The CPU must support AVX2.
     pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-        assert!(array.len() >= 4, "a 4-byte read must fit in the array");
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
-        let magic = _mm256_set1_epi64x(i64::from(positions.magic));
-        let len = _mm256_set1_epi64x(i64::from(positions.len));
-        let shift = _mm_cvtsi32_si128(positions.shift as i32);
-        // The last offset 4 bytes can be read from.
-        let last = _mm256_set1_epi64x((array.len() - 4) as i64);
-        // Which of the lanes' probed bits are set, for lanes h + (first + i) * delta, i < 4.
-        let set_bits = |lanes: __m256i| -> i32 {
-            let a =
-                _mm256_srli_epi64::<3>(_mm256_and_si256(lanes, _mm256_set1_epi64x(0xffff_ffff)));
-            let quotient = _mm256_srl_epi64(_mm256_mul_epu32(a, magic), shift);
-            let byte = _mm256_sub_epi64(a, _mm256_mul_epu32(quotient, len));
-            // Bytes and offsets are below 2^29: a signed comparison is an unsigned one.
-            let at = _mm256_blendv_epi8(byte, last, _mm256_cmpgt_epi64(byte, last));
-            let word = unsafe {
-                // SAFETY: each lane reads 4 bytes from 0 <= at <= len - 4: inside the array.
-                _mm256_i64gather_epi32::<1>(array.as_ptr().cast(), at)
-            };
-            let skip = _mm256_add_epi64(
-                _mm256_slli_epi64::<3>(_mm256_sub_epi64(byte, at)),
-                _mm256_and_si256(lanes, _mm256_set1_epi64x(7)),
-            );
-            // The low halves of the 4 lanes, packed into 4 32-bit lanes.
-            let pack = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-            let skip = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(skip, pack));
-            let bit = _mm_slli_epi32::<31>(_mm_srlv_epi32(word, skip));
-            _mm_movemask_ps(_mm_castsi128_ps(bit))
-        };
-        let delta = _mm256_set1_epi64x(i64::from(h.rotate_right(17)));
-        let mut low = _mm256_add_epi64(
-            _mm256_set1_epi64x(i64::from(h)),
-            _mm256_mul_epu32(_mm256_setr_epi64x(0, 1, 2, 3), delta),
+        assert!(
+            positions.len as usize <= array.len(),
+            "probes past the array"
         );
-        let mut high = _mm256_add_epi64(low, _mm256_slli_epi64::<2>(delta));
-        let eight = _mm256_slli_epi64::<3>(delta);
-        let mut left = u32::from(k);
-        loop {
-            let set = set_bits(low) | (set_bits(high) << 4);
-            let wanted = (1 << left.min(8)) - 1;
-            let all_set = set & wanted == wanted;
-            // Only k > 8 (up to 30) takes another pass.
-            if left <= 8 || !all_set {
-                return all_set;
+        let delta = h.rotate_right(17);
+        let mut lanes = _mm256_add_epi32(
+            _mm256_set1_epi32(h as i32),
+            _mm256_mullo_epi32(
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                _mm256_set1_epi32(delta as i32),
+            ),
+        );
+        let eight = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
+        let magic = _mm256_set1_epi64x(i64::from(positions.magic));
+        let shift = _mm_cvtsi32_si128(positions.shift as i32);
+        let len = _mm256_set1_epi32(positions.len as i32);
+        let mut all_set = 1u32;
+        let mut left = usize::from(k);
+        while left > 0 {
+            let byte = probe_bytes(lanes, magic, shift, len);
+            let bit = _mm256_and_si256(lanes, _mm256_set1_epi32(7));
+            // Every byte below len (both below 2^29, so a signed compare is an unsigned one):
+            // checked for all 8 at once.
+            let below = _mm256_cmpgt_epi32(len, byte);
+            assert!(
+                _mm256_movemask_epi8(below) == -1,
+                "a probe position past the array"
+            );
+            let (mut bytes, mut bits) = ([0u32; LANES], [0u32; LANES]);
+            // SAFETY: each store writes 8 u32s, all of its array.
+            unsafe {
+                _mm256_storeu_si256(bytes.as_mut_ptr().cast(), byte);
+                _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
             }
-            left -= 8;
-            low = _mm256_add_epi64(low, eight);
-            high = _mm256_add_epi64(high, eight);
+            for (&byte, &bit) in bytes.iter().zip(&bits).take(left) {
+                // SAFETY: byte < positions.len <= array.len(), checked above.
+                all_set &= u32::from(unsafe { *array.get_unchecked(byte as usize) }) >> bit;
+            }
+            left = left.saturating_sub(LANES);
+            lanes = _mm256_add_epi32(lanes, eight);
         }
+        all_set & 1 != 0
+    }
+);
+
+avx2!(
+    /// [`ProbePositions::position`]'s byte for each of 8 lanes of hashes, given the positions'
+    /// magic (in 64-bit lanes), shift and length: the quotients of the even lanes and of the odd
+    /// ones by 32 x 32 -> 64-bit multiplies.
+    #[inline]
+    fn probe_bytes(h: __m256i, magic: __m256i, shift: __m128i, len: __m256i) -> __m256i {
+        let a = _mm256_srli_epi32::<3>(h);
+        let even = _mm256_srl_epi64(_mm256_mul_epu32(a, magic), shift);
+        let odd = _mm256_srl_epi64(_mm256_mul_epu32(_mm256_srli_epi64::<32>(a), magic), shift);
+        let quotient = _mm256_blend_epi32::<0b1010_1010>(even, _mm256_slli_epi64::<32>(odd));
+        _mm256_sub_epi32(a, _mm256_mullo_epi32(quotient, len))
     }
 );
