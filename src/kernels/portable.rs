@@ -1,6 +1,7 @@
 //! The portable kernels: plain Rust for any CPU, and the scalar half of the single query that the
 //! SIMD kernels share.
 
+use crate::format::MAX_PROBES;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::positions::{LemirePositions, ProbePositions};
 use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
@@ -70,67 +71,78 @@ impl PositionRows {
     }
 }
 
-/// Starts loading the cache line holding bit `pos` of `array`.
+/// Calls `f` with each of the k rows of a chunk's probe positions in turn (whole rows: lanes
+/// from `n` on hold stale probes). In an array past the caches (`large`, its start), every row is
+/// computed first and the lines its first `n` probes touch are prefetched, so that the misses
+/// overlap; the rows are kept, where computing them again after the prefetches cost more (see
+/// docs/PERFORMANCE.md, Portable: rows kept for the prefetched probes).
 #[inline(always)]
-fn prefetch(array: &[u8], pos: u32) {
-    prefetch_line(array.as_ptr().wrapping_add((pos >> 3) as usize));
+fn for_each_row(
+    positions: &ProbePositions,
+    hashes: &[u32; CHUNK],
+    n: usize,
+    large: Option<*const u8>,
+    mut f: impl FnMut(&[u32; CHUNK]),
+) {
+    let mut rows = PositionRows::new(hashes);
+    let k = usize::from(positions.k);
+    if let Some(array) = large {
+        let mut all = [[0; CHUNK]; MAX_PROBES as usize];
+        for row in &mut all[..k] {
+            rows.next(positions, row);
+            for &pos in &row[..n] {
+                prefetch_line(array.wrapping_add((pos >> 3) as usize));
+            }
+        }
+        all[..k].iter().for_each(f);
+        return;
+    }
+    let mut row = [0; CHUNK];
+    for _ in 0..k {
+        rows.next(positions, &mut row);
+        f(&row);
+    }
 }
 
-/// In an array past the caches, starts loading every line the probes of a chunk touch, so the
-/// misses overlap; smaller arrays are left alone.
+/// The start of `array` if it is past the caches, for [`for_each_row`] to prefetch from.
 #[inline(always)]
-fn prefetch_probes(positions: &ProbePositions, array: &[u8], hashes: &[u32; CHUNK], n: usize) {
-    if array.len() >= LARGE_ARRAY_BYTES {
-        let mut rows = PositionRows::new(hashes);
-        let mut row = [0; CHUNK];
-        for _ in 0..positions.k {
-            rows.next(positions, &mut row);
-            row[..n].iter().for_each(|&pos| prefetch(array, pos));
-        }
-    }
+fn large_array(array: &[u8]) -> Option<*const u8> {
+    (array.len() >= LARGE_ARRAY_BYTES).then_some(array.as_ptr())
 }
 
 /// Sets the bits of the first `n` keys of a chunk, given their hashes.
 #[inline(always)]
-pub(crate) fn fill_hashed_chunk(
+fn fill_hashed_chunk(
     positions: &ProbePositions,
     hashes: &[u32; CHUNK],
     n: usize,
     array: &mut [u8],
 ) {
-    prefetch_probes(positions, array, hashes, n);
-    let mut rows = PositionRows::new(hashes);
-    let mut row = [0; CHUNK];
-    for _ in 0..positions.k {
-        rows.next(positions, &mut row);
+    for_each_row(positions, hashes, n, large_array(array), |row| {
         for &pos in &row[..n] {
             array[(pos >> 3) as usize] |= 1 << (pos & 7);
         }
-    }
+    });
 }
 
 /// Writes whether all probes of each of the first `out.len()` keys of a chunk are set, given
 /// their hashes.
 #[inline(always)]
-pub(crate) fn test_hashed_chunk(
+fn test_hashed_chunk(
     positions: &ProbePositions,
     hashes: &[u32; CHUNK],
     array: &[u8],
     out: &mut [bool],
 ) {
     let n = out.len();
-    prefetch_probes(positions, array, hashes, n);
     // Every probe is tested, without branching on the bits: an early exit would mispredict
     // about once per key, which costs more than the probes it saves.
     let mut all_set = [true; CHUNK];
-    let mut rows = PositionRows::new(hashes);
-    let mut row = [0; CHUNK];
-    for _ in 0..positions.k {
-        rows.next(positions, &mut row);
+    for_each_row(positions, hashes, n, large_array(array), |row| {
         for (set, &pos) in all_set.iter_mut().zip(&row[..n]) {
             *set &= array[(pos >> 3) as usize] & (1 << (pos & 7)) != 0;
         }
-    }
+    });
     out.copy_from_slice(&all_set[..n]);
 }
 
@@ -143,13 +155,17 @@ pub(crate) fn test_hashed_chunk(
 #[inline]
 pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = LemirePositions::new(array.len());
-    let mut h = single_query_hash::<false>(key);
+    // Branches on the key's length: with keys all of one length they are predicted, and
+    // leveldb's own hash runs that fast then (see docs/PERFORMANCE.md, Single query: portable).
+    let mut h = single_query_hash::<true>(key);
     let delta = h.rotate_right(17);
     let mut all_set = 1;
     for _ in 0..k {
         let pos = positions.of(h);
-        // pos < bits, so the byte always exists; `get` states it without a panic path.
-        let byte = array.get(pos >> 3).copied().unwrap_or(0xff);
+        // SAFETY: LemirePositions::of is the high half of a product by bits, so pos < bits <=
+        // 8 * array.len(): the byte exists. A check per probe cost the query more than its
+        // hash's branches (see docs/PERFORMANCE.md, Single query: portable).
+        let byte = unsafe { *array.get_unchecked(pos >> 3) };
         all_set &= byte >> (pos & 7);
         h = h.wrapping_add(delta);
     }
