@@ -1,10 +1,9 @@
 //! The portable kernels: plain Rust for any CPU, and the scalar half of the single query that the
 //! SIMD kernels share.
 
-use crate::format::MAX_PROBES;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
+use crate::kernels::CHUNK;
 use crate::kernels::positions::{LemirePositions, ProbePositions};
-use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
 
 /// Writes `bloom_hash(keys[i])` to `hashes[i]`.
 pub(crate) fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
@@ -71,46 +70,11 @@ impl PositionRows {
     }
 }
 
-/// Calls `f` with each of the k rows of a chunk's probe positions in turn (whole rows: lanes
-/// from `n` on hold stale probes). In an array past the caches (`large`, its start), every row is
-/// computed first and the lines its first `n` probes touch are prefetched, so that the misses
-/// overlap; the rows are kept, where computing them again after the prefetches cost more (see
-/// docs/PERFORMANCE.md, Portable: rows kept for the prefetched probes).
-#[inline(always)]
-fn for_each_row(
-    positions: &ProbePositions,
-    hashes: &[u32; CHUNK],
-    n: usize,
-    large: Option<*const u8>,
-    mut f: impl FnMut(&[u32; CHUNK]),
-) {
-    let mut rows = PositionRows::new(hashes);
-    let k = usize::from(positions.k);
-    if let Some(array) = large {
-        let mut all = [[0; CHUNK]; MAX_PROBES as usize];
-        for row in &mut all[..k] {
-            rows.next(positions, row);
-            for &pos in &row[..n] {
-                prefetch_line(array.wrapping_add((pos >> 3) as usize));
-            }
-        }
-        all[..k].iter().for_each(f);
-        return;
-    }
-    let mut row = [0; CHUNK];
-    for _ in 0..k {
-        rows.next(positions, &mut row);
-        f(&row);
-    }
-}
-
-/// The start of `array` if it is past the caches, for [`for_each_row`] to prefetch from.
-#[inline(always)]
-fn large_array(array: &[u8]) -> Option<*const u8> {
-    (array.len() >= LARGE_ARRAY_BYTES).then_some(array.as_ptr())
-}
-
 /// Sets the bits of the first `n` keys of a chunk, given their hashes.
+///
+/// No prefetching, even past the caches: with the scalar hash between them, the probes' misses
+/// overlap without it, and prefetching a chunk's probes ahead cost more than it saved (see
+/// docs/PERFORMANCE.md, Portable: no prefetching).
 #[inline(always)]
 fn fill_hashed_chunk(
     positions: &ProbePositions,
@@ -118,15 +82,18 @@ fn fill_hashed_chunk(
     n: usize,
     array: &mut [u8],
 ) {
-    for_each_row(positions, hashes, n, large_array(array), |row| {
+    let mut rows = PositionRows::new(hashes);
+    let mut row = [0; CHUNK];
+    for _ in 0..positions.k {
+        rows.next(positions, &mut row);
         for &pos in &row[..n] {
             array[(pos >> 3) as usize] |= 1 << (pos & 7);
         }
-    });
+    }
 }
 
 /// Writes whether all probes of each of the first `out.len()` keys of a chunk are set, given
-/// their hashes.
+/// their hashes (no prefetching, as [`fill_hashed_chunk`]).
 #[inline(always)]
 fn test_hashed_chunk(
     positions: &ProbePositions,
@@ -138,11 +105,14 @@ fn test_hashed_chunk(
     // Every probe is tested, without branching on the bits: an early exit would mispredict
     // about once per key, which costs more than the probes it saves.
     let mut all_set = [true; CHUNK];
-    for_each_row(positions, hashes, n, large_array(array), |row| {
+    let mut rows = PositionRows::new(hashes);
+    let mut row = [0; CHUNK];
+    for _ in 0..positions.k {
+        rows.next(positions, &mut row);
         for (set, &pos) in all_set.iter_mut().zip(&row[..n]) {
             *set &= array[(pos >> 3) as usize] & (1 << (pos & 7)) != 0;
         }
-    });
+    }
     out.copy_from_slice(&all_set[..n]);
 }
 
