@@ -17,7 +17,8 @@
 // every build then answers every query once more, untimed, for the check. Hot keys can mislead
 // about a filter past the L2: a hash without branches on the key's length took 1M-key queries
 // from 10.8-10.9 to 10.2 ns with hot keys, and streaming from 11.3-11.5 to 11.2-11.6, no gain,
-// as the benchmark's 1M rows showed (Zen 5, README "Speed").
+// as the benchmark's 1M rows showed (docs/PERFORMANCE.md, Past the caches: what limits single
+// queries).
 //
 //   cargo build --release && cp target/release/libleveldb_bloom.so /tmp/a.so   (then change)
 //   cc -O2 -Iinclude benches/single_query_ab.c -o /tmp/single_query_ab -ldl
