@@ -1,5 +1,6 @@
-//! The AVX2 kernels: leveldb's hash of 8 keys at once, one key per 32-bit lane, and a single
-//! query that tests 4 probes per vector.
+//! The AVX2 kernels: leveldb's hash of 8 keys at once, one key per 32-bit lane; builds and batch
+//! queries from rows of probe positions computed 8 per instruction and checked once; and a
+//! single query whose 8 probe positions come from one vector.
 //!
 //! Every step of the hash is `h = (h + w) * m; h ^= h >> s` with s = 16 for a whole word and
 //! s = 24 for the zero-padded tail word, so keys of different lengths share the steps: a lane
