@@ -17,15 +17,19 @@
 // every build then answers every query once more, untimed, for the check. Hot keys can mislead
 // about a filter past the L2: a hash without branches on the key's length took 1M-key queries
 // from 10.8-10.9 to 10.2 ns with hot keys, and streaming from 11.3-11.5 to 11.2-11.6, no gain,
-// as the benchmark's 1M rows showed (Zen 5, README "Speed").
+// as the benchmark's 1M rows showed (docs/PERFORMANCE.md, Past the caches: what limits single
+// queries).
 //
 //   cargo build --release && cp target/release/libleveldb_bloom.so /tmp/a.so   (then change)
 //   cc -O2 -Iinclude benches/single_query_ab.c -o /tmp/single_query_ab -ldl
 //   /tmp/single_query_ab [--keys N] [--queries Q] [--key-len L] [--stream] [--batch]
-//                        [--chunk N] a.so b.so...
+//                        [--chunk N] [--isa NAME] a.so b.so...
 //   (a.so the copy above, b.so target/release/libleveldb_bloom.so)
 // As the benchmark's 1M-key batch query row (one call of 1M keys streaming from memory):
 //   /tmp/single_query_ab --stream --batch --chunk 1000000 a.so b.so
+// The CPU and each build's path head the output. --isa NAME sets LEVELDB_BLOOM_ISA before any
+// build is loaded, so every build runs that path (or the best below it); every path in turn:
+//   for isa in portable avx2 avx512; do /tmp/single_query_ab --isa $isa a.so b.so; done
 //
 // Also a test program (test-support/src/c_harness.rs): every build's answers must be the same.
 #include <dlfcn.h>
@@ -36,6 +40,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_context.h"
 #include "leveldb_bloom.h"
 
 // The header's own signatures, for the functions looked up in each build (nothing is linked).
@@ -44,6 +49,7 @@ typedef __typeof__(&leveldb_filterpolicy_create_filter) filter_fn;
 typedef __typeof__(&leveldb_filterpolicy_key_may_match) match_fn;
 typedef __typeof__(&leveldb_filterpolicy_key_may_match_batch) batch_fn;
 typedef __typeof__(&leveldb_filterpolicy_destroy) destroy_fn;
+typedef __typeof__(&leveldb_bloom_isa) isa_fn;
 
 enum { kMaxBuilds = 8, kMaxKeyLen = 64, kRuns = 7 };
 
@@ -122,6 +128,8 @@ int main(int argc, char **argv) {
       key_len = strtoull(argv[first_lib + 1], NULL, 10);
     else if (!strcmp(argv[first_lib], "--chunk"))
       chunk = strtoull(argv[first_lib + 1], NULL, 10);
+    else if (!strcmp(argv[first_lib], "--isa") && isa_rank(argv[first_lib + 1]) >= 0)
+      setenv("LEVELDB_BLOOM_ISA", argv[first_lib + 1], 1);
     else break;
     first_lib += 2;
   }
@@ -181,12 +189,15 @@ int main(int argc, char **argv) {
   destroy_fn destroy[kMaxBuilds];
   char *filter = NULL;
   size_t filter_len = 0;
+  print_cpu();
   for (int b = 0; b < builds; b++) {
     handles[b] = dlopen(argv[first_lib + b], RTLD_NOW | RTLD_LOCAL);
     if (!handles[b]) {
       fprintf(stderr, "%s\n", dlerror());
       return 2;
     }
+    isa_fn isa = (isa_fn)dlsym(handles[b], "leveldb_bloom_isa");
+    printf("%s: path %s\n", argv[first_lib + b], isa ? isa() : "? (no leveldb_bloom_isa)");
     create_fn create = (create_fn)dlsym(handles[b], "leveldb_filterpolicy_create_bloom");
     fns[b].match = (match_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match");
     fns[b].batch = (batch_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match_batch");

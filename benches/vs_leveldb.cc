@@ -5,10 +5,16 @@
 // timing, sizes varying around the mean (16..24 bytes) at varying alignment, query keys in random
 // order with a set share of present keys.
 //
-// Run by `cargo bench --bench vs_leveldb [block] [small] [1M] [8M] [--key-len=N]`
-// (benches/vs_leveldb.rs builds and links it); with --smoke first, tiny sizes and one run, as
-// `cargo test` does to check the program. --key-len=N makes every key N bytes (1 to 1024): both
-// implementations' hashes branch on the length, and with one length those branches are predicted.
+// Run by `cargo bench --bench vs_leveldb [block] [small] [1M] [8M] [--key-len=N] [--heap-keys]
+// [--isa=NAME|all]` (benches/vs_leveldb.rs builds and links it); with --smoke first, tiny sizes
+// and one run, as `cargo test` does to check the program. --key-len=N makes every key N bytes (1
+// to 1024): both implementations' hashes branch on the length, and with one length those branches
+// are predicted. --heap-keys puts each key in its own std::string, as a C++ program holds keys,
+// the strings allocated in an order unrelated to the order they are read in (so each key of the
+// 1M and 8M rows is a load from its own place in memory; the block rows copy a block's keys into
+// one hot buffer either way). --isa=NAME runs our side on that path (it sets LEVELDB_BLOOM_ISA);
+// --isa=all runs the whole program once per path this CPU has, slowest first, each in a process
+// of its own. The CPU and the path head every table.
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
 
@@ -26,7 +32,11 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 extern "C" {
+#include "bench_context.h"
 #include "check.h"
 #include "leveldb_bloom.h"
 }
@@ -39,9 +49,11 @@ constexpr size_t kBlockKeys = 100;  // about one filter per 2 KB data block
 // which the 100-key blocks never do in their first chunk of keys.
 constexpr size_t kSmallBlockKeys = 20;
 
-// Keys in one arena (so at varying alignment), in the shapes both APIs take.
+// Keys in one arena (so at varying alignment), or each in a string of its own (--heap-keys), in
+// the shapes both APIs take.
 struct KeySet {
   std::vector<char> arena;  // a vector keeps its buffer when moved, so the pointers stay valid
+  std::vector<std::string> strings;  // likewise, short strings' bytes included
   std::vector<const char *> ptrs;
   std::vector<size_t> lens;
   std::vector<leveldb::Slice> slices;
@@ -49,9 +61,27 @@ struct KeySet {
   size_t size() const { return lens.size(); }
 };
 
-// A key set holding `keys` (copied), once all are known: the arena no longer moves.
+// --heap-keys
+bool g_heap_keys = false;
+
+// A key set holding `keys` (copied), once all are known: the arena no longer moves. With
+// --heap-keys, each key is a std::string of its own instead, allocated in a random order.
 KeySet key_set(const std::vector<std::string> &keys) {
   KeySet set;
+  if (g_heap_keys) {
+    std::vector<size_t> order(keys.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::mt19937_64 rng(keys.size());
+    std::shuffle(order.begin(), order.end(), rng);
+    set.strings.resize(keys.size());
+    for (size_t i : order) set.strings[i] = keys[i];
+    for (const std::string &key : set.strings) {
+      set.ptrs.push_back(key.data());
+      set.lens.push_back(key.size());
+      set.slices.emplace_back(key.data(), key.size());
+    }
+    return set;
+  }
   for (const std::string &key : keys) set.arena.insert(set.arena.end(), key.begin(), key.end());
   size_t offset = 0;
   for (const std::string &key : keys) {
@@ -404,9 +434,46 @@ bool selected(int argc, char **argv, const char *name) {
   return !any;
 }
 
+// --isa=all: this program once per path this CPU has, slowest first, each run with `--isa=all`
+// replaced by `--isa=NAME` in a process of its own (the path is chosen once per process).
+int run_every_path(int argc, char **argv) {
+  // Asking the library fixes this process's path: the best, or the one LEVELDB_BLOOM_ISA caps.
+  int best = isa_rank(leveldb_bloom_isa());
+  int passed = 0, failed = 0;
+  for (int rank = 0; rank <= best; rank++) {
+    std::string isa = std::string("--isa=") + kIsaNames[rank];
+    std::vector<char *> args(argv, argv + argc);
+    for (char *&arg : args)
+      if (strcmp(arg, "--isa=all") == 0) arg = &isa[0];
+    args.push_back(nullptr);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      execv("/proc/self/exe", args.data());
+      _exit(127);
+    }
+    int status = 0;
+    bool ok = child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0;
+    ok ? passed++ : failed++;
+  }
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 && passed > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   bool smoke = argc > 1 && strcmp(argv[1], "--smoke") == 0;
   for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--heap-keys") == 0) g_heap_keys = true;
+    if (strcmp(argv[i], "--isa=all") == 0) return run_every_path(argc, argv);
+    // Before anything calls the library, which reads it once.
+    if (strncmp(argv[i], "--isa=", 6) == 0) {
+      if (isa_rank(argv[i] + 6) < 0) {
+        fprintf(stderr, "--isa takes portable, avx2, avx512 or all\n");
+        return 2;
+      }
+      setenv("LEVELDB_BLOOM_ISA", argv[i] + 6, 1);
+    }
     if (strncmp(argv[i], "--key-len=", 10) != 0) continue;
     char *end;
     unsigned long len = strtoul(argv[i] + 10, &end, 10);
@@ -426,10 +493,15 @@ int main(int argc, char **argv) {
   char key_lens[32];
   if (g_key_len) snprintf(key_lens, sizeof key_lens, "%zu", g_key_len);
   else snprintf(key_lens, sizeof key_lens, "16-24");
-  printf("bits/key %d; keys of %s bytes; ns per key, best of %d interleaved runs (%d for 8M "
+  print_cpu();
+  const char *requested = getenv("LEVELDB_BLOOM_ISA");
+  printf("path: %s (LEVELDB_BLOOM_ISA=%s)\n", leveldb_bloom_isa(), requested ? requested : "");
+  printf("bits/key %d; keys of %s bytes, %s; ns per key, best of %d interleaved runs (%d for 8M "
          "keys); leveldb 1.23 = system libleveldb; the cost of timing, %.1f ns per timed call, "
          "taken off both\n\n",
-         kBitsPerKey, key_lens, sizes.reps, huge_reps, g_timing_cost * 1e9);
+         kBitsPerKey, key_lens,
+         g_heap_keys ? "each in its own std::string, allocated in random order" : "in one arena",
+         sizes.reps, huge_reps, g_timing_cost * 1e9);
   printf("| %-22s | %-26s | %8s | %8s | %7s |\n", "workload", "operation", "leveldb",
          "ours", "speedup");
   printf("|%s|%s|%s|%s|%s|\n", std::string(24, '-').c_str(), std::string(28, '-').c_str(),

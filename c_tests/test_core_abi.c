@@ -78,7 +78,26 @@ static void check_bad_input(void) {
   CHECK(leveldb_bloom_key_may_match("banana", 6, NULL, 0) == 0);
 }
 
+/* leveldb_bloom_isa: one of the three names, the same string every call; a path named in
+ * LEVELDB_BLOOM_ISA runs if the CPU has it, and none above it ever does. */
+static void check_isa(void) {
+  static const char *const names[] = {"portable", "avx2", "avx512"};
+  const char *isa = leveldb_bloom_isa();
+  int rank = -1;
+  for (int i = 0; i < 3; i++) {
+    if (isa != NULL && strcmp(isa, names[i]) == 0) rank = i;
+  }
+  CHECK(rank >= 0);
+  CHECK(leveldb_bloom_isa() == isa);
+  const char *requested = getenv("LEVELDB_BLOOM_ISA");
+  for (int i = 0; requested != NULL && i < 3; i++) {
+    if (strcmp(requested, names[i]) == 0) CHECK(rank <= i);
+  }
+  if (requested != NULL && strcmp(requested, "portable") == 0) CHECK(rank == 0);
+}
+
 int main(void) {
   check_bad_input();
+  check_isa();
   return finish();
 }

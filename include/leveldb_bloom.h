@@ -148,6 +148,18 @@ const char *leveldb_bloom_version(void);
 const char *leveldb_bloom_policy_name(void);
 
 /*
+ The kernels this process runs: `"avx512"`, `"avx2"` or `"portable"`, in static storage (never
+ to be freed), from any thread. The best the CPU supports, unless the environment variable
+ `LEVELDB_BLOOM_ISA` names a slower one: then the best not above the one named (`avx512` on a
+ CPU with only AVX2 runs `avx2`). Any other value is ignored. Chosen once per process, at the
+ first call of this or of any build or query; the bytes and answers are the same on every path.
+
+ # Threads
+ Any number of threads may call it at once.
+ */
+const char *leveldb_bloom_isa(void);
+
+/*
  Length in bytes of the filter leveldb's `NewBloomFilterPolicy(bits_per_key)` builds for
  `num_keys` keys. Returns 0, which no filter is, if `bits_per_key < 0` or the length would
  exceed `SIZE_MAX`.

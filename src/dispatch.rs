@@ -1,6 +1,8 @@
-//! Which kernels run: the instruction set detected once per process ([`Isa`]), and one `match`
-//! per operation that hands it to the portable, AVX2 or AVX-512 kernel, all of one signature.
+//! Which kernels run: the instruction set chosen once per process ([`Isa`]: the best the CPU
+//! has, lowered by `LEVELDB_BLOOM_ISA` if set), and one `match` per operation that hands it to
+//! the portable, AVX2 or AVX-512 kernel, all of one signature.
 
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::format::parse;
@@ -39,9 +41,17 @@ pub(crate) enum Isa {
 /// in one instruction.
 static BEST: AtomicU8 = AtomicU8::new(0);
 
+/// The environment variable that lowers [`Isa::best`]: one of [`NAMES`].
+pub(crate) const OVERRIDE: &str = "LEVELDB_BLOOM_ISA";
+
+/// Every path's name, by its `u8` less one, on any architecture: an override names one, and a
+/// name above what this CPU or architecture has still caps the choice.
+const NAMES: [&CStr; 3] = [c"portable", c"avx2", c"avx512"];
+
 impl Isa {
-    /// The fastest the CPU running us supports, detected once (or, by threads racing to be
-    /// first, more than once, alike).
+    /// The kernels in use: the fastest the CPU running us supports, or, if [`OVERRIDE`] names a
+    /// slower path, the fastest not above that one. Chosen once (or, by threads racing to be
+    /// first, more than once, alike); an override set later is not read.
     ///
     /// Out of line, so that no code another crate may compile (this is called from generic
     /// public functions) reads [`BEST`]: such a static is exported from the rlib, and every read
@@ -50,11 +60,34 @@ impl Isa {
     #[inline(never)]
     pub(crate) fn best() -> Isa {
         Isa::best_detected().unwrap_or_else(|| {
+            let cap =
+                std::env::var_os(OVERRIDE).and_then(|name| Isa::rank_of(name.as_encoded_bytes()));
             // The portable path is always available: the fallback states it without a panic path.
-            let best = Isa::available().last().unwrap_or(Isa::Portable);
+            let best = Isa::available()
+                .filter(|isa| cap.is_none_or(|cap| *isa as u8 <= cap))
+                .last()
+                .unwrap_or(Isa::Portable);
             BEST.store(best as u8, Ordering::Relaxed);
             best
         })
+    }
+
+    /// The `u8` of the path called `name` in [`NAMES`], if any.
+    fn rank_of(name: &[u8]) -> Option<u8> {
+        (1..)
+            .zip(NAMES)
+            .find_map(|(rank, known)| (known.to_bytes() == name).then_some(rank))
+    }
+
+    /// The path's name as [`OVERRIDE`] takes it: "portable", "avx2" or "avx512".
+    pub(crate) fn name(self) -> &'static CStr {
+        match self {
+            Isa::Portable => NAMES[0],
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => NAMES[1],
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => NAMES[2],
+        }
     }
 
     /// Whether [`Isa::best`] has been detected and is `self`: one compare of a byte.
@@ -181,12 +214,9 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
             Isa::Avx512 => unsafe { avx512::single::may_match(key, array, k) },
-            // Past the L2, AVX2's gathers lose to the portable kernel's plain loads, and under 4
-            // bytes its 4-byte reads do not fit (see avx2::may_match).
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 if (4..LARGE_ARRAY_BYTES).contains(&array.len()) => {
-                // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected; the array has
-                // 4 bytes or more.
+            Isa::Avx2 => {
+                // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
                 unsafe { avx2::may_match(key, array, k) }
             }
             _ => portable::may_match(key, array, k),

@@ -34,7 +34,7 @@ pub mod ffi;
 mod path_tests;
 
 pub use format::POLICY_NAME;
-pub use policy::{BloomPolicy, key_may_match, key_may_match_batch};
+pub use policy::{BloomPolicy, isa, key_may_match, key_may_match_batch};
 
 // The README's Rust examples run as doctests, so the README cannot drift from the code.
 #[cfg(doctest)]

@@ -154,3 +154,14 @@ pub fn key_may_match_batch<K: AsRef<[u8]>>(keys: &[K], filter: &[u8], results: &
     assert_eq!(keys.len(), results.len(), "one result per key");
     bulk::may_match_batch(Isa::best(), keys.iter().map(AsRef::as_ref), filter, results);
 }
+
+/// The kernels this process runs, chosen once at first use: `"avx512"`, `"avx2"` or
+/// `"portable"`. The best the CPU supports, unless the environment variable `LEVELDB_BLOOM_ISA`
+/// names a slower one: then the best not above the one named (`avx512` on a CPU with only AVX2
+/// runs `avx2`; `avx2` on a CPU that is not x86-64 runs `portable`). Any other value is ignored.
+/// The variable is read once, at the first call of this or of any build or query; every path
+/// gives the same bytes and answers.
+#[must_use]
+pub fn isa() -> &'static str {
+    Isa::best().name().to_str().unwrap_or_default()
+}

@@ -20,8 +20,8 @@ mod filterpolicy_key_may_match;
 pub(crate) mod key_arrays;
 
 pub use extensions::{
-    leveldb_bloom_fill_filter, leveldb_bloom_filter_length, leveldb_bloom_key_may_match,
-    leveldb_bloom_policy_name, leveldb_bloom_version,
+    leveldb_bloom_fill_filter, leveldb_bloom_filter_length, leveldb_bloom_isa,
+    leveldb_bloom_key_may_match, leveldb_bloom_policy_name, leveldb_bloom_version,
 };
 #[cfg(feature = "leveldb-c-api")]
 pub use filterpolicy::{

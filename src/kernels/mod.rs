@@ -11,10 +11,11 @@
 //!   chains overlap, with AVX2 8 and AVX-512 16 keys per instruction;
 //! - reading probed bits one by one: with AVX-512, 16 at a time, by byte permutes from registers
 //!   holding a block's whole filter (larger ones are still read one probe at a time);
-//! - cache misses in filters past the caches: on the portable and AVX2 paths a chunk's probe
-//!   positions are computed first and prefetched, so the misses overlap instead of queueing one
+//! - cache misses in filters past the caches: on the AVX2 path a chunk's rows of probe positions
+//!   are written first and their lines prefetched, so the misses overlap instead of queueing one
 //!   after another; the AVX-512 path computes those of thousands of keys before reading or
-//!   setting any (`ProbeBatch`, x86/avx512/batch.rs);
+//!   setting any (`ProbeBatch`, x86/avx512/batch.rs); the portable path's scalar hash leaves
+//!   the core time to overlap them unaided;
 //! - keys streaming from memory, whose loads the hash would wait on: calls of many keys prefetch
 //!   them a few chunks ahead ([`keys::for_each_chunk`]), and a C caller's arrays of key pointers
 //!   and lengths ahead of that (`KeyArrays`, src/ffi/key_arrays.rs);

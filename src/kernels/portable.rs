@@ -2,8 +2,8 @@
 //! SIMD kernels share.
 
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
+use crate::kernels::CHUNK;
 use crate::kernels::positions::{LemirePositions, ProbePositions};
-use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
 
 /// Writes `bloom_hash(keys[i])` to `hashes[i]`.
 pub(crate) fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
@@ -72,29 +72,13 @@ impl PositionRows {
     }
 }
 
-/// Starts loading the cache line holding bit `pos` of `array`.
-#[inline(always)]
-fn prefetch(array: &[u8], pos: u32) {
-    prefetch_line(array.as_ptr().wrapping_add((pos >> 3) as usize));
-}
-
-/// In an array past the caches, starts loading every line the probes of a chunk touch, so the
-/// misses overlap; smaller arrays are left alone.
-#[inline(always)]
-fn prefetch_probes(positions: &ProbePositions, array: &[u8], hashes: &[u32; CHUNK], n: usize) {
-    if array.len() >= LARGE_ARRAY_BYTES {
-        let mut rows = PositionRows::new(hashes);
-        let mut row = [0; CHUNK];
-        for _ in 0..positions.k {
-            rows.next(positions, &mut row);
-            row[..n].iter().for_each(|&pos| prefetch(array, pos));
-        }
-    }
-}
-
 /// Sets the bits of the first `n` keys of a chunk, given their hashes.
+///
+/// No prefetching, even past the caches: with the scalar hash between them, the probes' misses
+/// overlap without it, and prefetching a chunk's probes ahead cost more than it saved (see
+/// docs/PERFORMANCE.md, Portable: no prefetching).
 #[inline(always)]
-pub(crate) fn fill_hashed_chunk(
+fn fill_hashed_chunk(
     positions: &ProbePositions,
     hashes: &[u32; CHUNK],
     n: usize,
@@ -102,7 +86,6 @@ pub(crate) fn fill_hashed_chunk(
 ) {
     // n <= CHUNK; `min` shows the compiler, without a panic path.
     let n = n.min(CHUNK);
-    prefetch_probes(positions, array, hashes, n);
     let mut rows = PositionRows::new(hashes);
     let mut row = [0; CHUNK];
     for _ in 0..positions.k {
@@ -119,16 +102,15 @@ pub(crate) fn fill_hashed_chunk(
 }
 
 /// Writes whether all probes of each of the first `out.len()` keys of a chunk are set, given
-/// their hashes.
+/// their hashes (no prefetching, as [`fill_hashed_chunk`]).
 #[inline(always)]
-pub(crate) fn test_hashed_chunk(
+fn test_hashed_chunk(
     positions: &ProbePositions,
     hashes: &[u32; CHUNK],
     array: &[u8],
     out: &mut [bool],
 ) {
     let n = out.len();
-    prefetch_probes(positions, array, hashes, n);
     // Every probe is tested, without branching on the bits: an early exit would mispredict
     // about once per key, which costs more than the probes it saves.
     let mut all_set = [true; CHUNK];
@@ -152,13 +134,17 @@ pub(crate) fn test_hashed_chunk(
 #[inline]
 pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = LemirePositions::new(array.len());
-    let mut h = single_query_hash::<false>(key);
+    // Branches on the key's length: with keys all of one length they are predicted, and
+    // leveldb's own hash runs that fast then (see docs/PERFORMANCE.md, Single query: portable).
+    let mut h = single_query_hash::<true>(key);
     let delta = h.rotate_right(17);
     let mut all_set = 1;
     for _ in 0..k {
         let pos = positions.of(h);
-        // pos < bits, so the byte always exists; `get` states it without a panic path.
-        let byte = array.get(pos >> 3).copied().unwrap_or(0xff);
+        // SAFETY: LemirePositions::of is the high half of a product by bits, so pos < bits <=
+        // 8 * array.len(): the byte exists. A check per probe cost the query more than its
+        // hash's branches (see docs/PERFORMANCE.md, Single query: portable).
+        let byte = unsafe { *array.get_unchecked(pos >> 3) };
         all_set &= byte >> (pos & 7);
         h = h.wrapping_add(delta);
     }

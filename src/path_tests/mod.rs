@@ -3,6 +3,7 @@
 
 mod fallbacks;
 mod filters;
+mod isa_override;
 mod key_arrays;
 mod positions_and_hashes;
 mod reads_and_rounding;

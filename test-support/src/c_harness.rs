@@ -119,17 +119,20 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             ..Program::new("c_tests/differential_leveldb.cc")
         },
         // The benchmark against leveldb at tiny sizes: its byte-for-byte checks, nothing timed;
-        // with keys of 16 to 24 bytes, then all of 7.
+        // with keys of 16 to 24 bytes, then all of 7; then all of 16 in strings of their own, on
+        // every path this CPU has.
         vs_leveldb(&[]),
         vs_leveldb(&["--key-len=7"]),
+        vs_leveldb(&["--key-len=16", "--heap-keys", "--isa=all"]),
         // The single-query A/B tool at tiny sizes, the built library against itself: its answer
         // check and its cleanup, nothing timed; with hot keys of 16 to 24 bytes, then streaming
         // keys of one length, under 8 bytes; then batch queries in chunks of an odd size, hot
-        // and streaming.
+        // and streaming; then on the portable path.
         single_query_ab(&[]),
         single_query_ab(&["--stream", "--key-len", "5"]),
         single_query_ab(&["--batch", "--chunk", "1500"]),
         single_query_ab(&["--batch", "--stream", "--chunk", "2000"]),
+        single_query_ab(&["--isa", "portable"]),
     ]
 }
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import array
 import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from leveldb_bloom import BloomFilterPolicy, _c_bytes
+import leveldb_bloom
+from leveldb_bloom import BloomFilterPolicy, _c_bytes, _native
 
 KEYS = [b"apple", b"banana", b"cherry", b"", b"\x00\xff\x80"]
 
@@ -166,3 +171,32 @@ def test_close_waits_for_running_calls():
     assert handle
     policy._release()
     assert policy._handle is None  # freed when the last call ends
+
+
+def _isa_in_child(value: str | None) -> str:
+    """leveldb_bloom.isa() in a fresh interpreter (the path is chosen once per process) with
+    LEVELDB_BLOOM_ISA set to ``value`` (None: unset), loading the library this process loaded."""
+    env = dict(os.environ)
+    env.pop("LEVELDB_BLOOM_ISA", None)
+    if value is not None:
+        env["LEVELDB_BLOOM_ISA"] = value
+    env[_native.ENV_VAR] = _native.library().path
+    package_parent = str(Path(leveldb_bloom.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    code = "import leveldb_bloom; print(leveldb_bloom.isa())"
+    result = subprocess.run(
+        [sys.executable, "-B", "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip()
+
+
+def test_isa_names_the_path_and_the_override_lowers_it():
+    best = _isa_in_child(None)
+    assert best in ("portable", "avx2", "avx512")
+    assert leveldb_bloom.isa() in ("portable", "avx2", "avx512")
+    assert _isa_in_child("portable") == "portable"
+    assert _isa_in_child("not a path") == best
+    # Never above what the CPU has, nor above what was asked for.
+    assert _isa_in_child("avx512") == best
+    if best != "portable":
+        assert _isa_in_child("avx2") == "avx2"

@@ -1,5 +1,6 @@
-//! The AVX2 kernels: leveldb's hash of 8 keys at once, one key per 32-bit lane, and a single
-//! query that tests 4 probes per vector.
+//! The AVX2 kernels: leveldb's hash of 8 keys at once, one key per 32-bit lane; builds and batch
+//! queries from rows of probe positions computed 8 per instruction and checked once; and a
+//! single query whose 8 probe positions come from one vector.
 //!
 //! Every step of the hash is `h = (h + w) * m; h ^= h >> s` with s = 16 for a whole word and
 //! s = 24 for the zero-padded tail word, so keys of different lengths share the steps: a lane
@@ -7,15 +8,22 @@
 
 use std::arch::x86_64::*;
 
+use super::avx512::rows::{ProbeRow, probed_bytes, set_probed_bits};
+use crate::format::MAX_PROBES;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
-use crate::kernels::CHUNK;
-use crate::kernels::portable::{self, single_query_hash};
+#[cfg(doc)]
+use crate::kernels::portable;
+use crate::kernels::portable::single_query_hash;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx2;
+use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
 
 avx2!(
     /// [`portable::fill_chunk`] with AVX2: the hashes 8 keys and the probe positions 8 lanes per
-    /// instruction.
+    /// instruction, written out as rows whose bytes were all checked, so that the bits are set
+    /// with no check per probe (see docs/PERFORMANCE.md, AVX2: rows of probes). In an array past
+    /// the L2 cache, every row of the chunk is written first and its lines prefetched, so that
+    /// the misses overlap.
     ///
     /// # Safety
     /// The CPU must support AVX2.
@@ -25,14 +33,22 @@ avx2!(
         n: usize,
         array: &mut [u8],
     ) {
-        // SAFETY: the CPU supports AVX2, by this function's contract.
-        let hashes = unsafe { hash_chunk(keys, n) };
-        portable::fill_hashed_chunk(positions, &hashes, n, array);
+        assert!(
+            positions.len as usize <= array.len(),
+            "probes past the array"
+        );
+        let large = large_array(array);
+        for_each_probe_row(positions, keys, n, large, |bytes, masks| {
+            // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
+            unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
+        });
     }
 );
 
 avx2!(
-    /// [`portable::test_chunk`] with AVX2.
+    /// [`portable::test_chunk`] with AVX2: every probe of every key tested (an early exit would
+    /// mispredict about once per key), one plain load per probe from [`for_each_probe_row`]'s
+    /// rows, tested against their masks 32 keys per instruction.
     ///
     /// # Safety
     /// The CPU must support AVX2.
@@ -42,9 +58,199 @@ avx2!(
         array: &[u8],
         out: &mut [bool],
     ) {
-        // SAFETY: the CPU supports AVX2, by this function's contract.
-        let hashes = unsafe { hash_chunk(keys, out.len()) };
-        portable::test_hashed_chunk(positions, &hashes, array, out);
+        assert!(
+            positions.len as usize <= array.len(),
+            "probes past the array"
+        );
+        let n = out.len();
+        let mut all_set = [0u8; CHUNK];
+        test_by_rows(positions, keys, n, large_array(array), array, &mut all_set);
+        for (out, set) in out.iter_mut().zip(all_set) {
+            *out = set != 0;
+        }
+    }
+);
+
+avx2!(
+    /// Whether all probes of each key of a chunk are set, as a nonzero byte per lane: one plain
+    /// load per probe from [`for_each_probe_row`]'s rows, tested against their masks 32 keys per
+    /// instruction.
+    #[inline]
+    fn test_by_rows(
+        positions: &ProbePositions,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+        large: Option<*const u8>,
+        array: &[u8],
+        all_set: &mut [u8; CHUNK],
+    ) {
+        let zero = _mm256_setzero_si256();
+        // Lanes whose probes so far were all set, as 0xff bytes.
+        let mut set = [_mm256_set1_epi8(-1); 2];
+        for_each_probe_row(positions, keys, n, large, |bytes, masks| {
+            // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
+            let probed = unsafe { probed_bytes(array, bytes) };
+            for (half, set) in set.iter_mut().enumerate() {
+                // SAFETY: each load reads 32 of the 64 bytes of `probed` and of `masks`.
+                let (probed, masks) = unsafe {
+                    (
+                        _mm256_loadu_si256(probed.as_ptr().add(32 * half).cast()),
+                        _mm256_loadu_si256(masks.as_ptr().add(32 * half).cast()),
+                    )
+                };
+                let clear = _mm256_cmpeq_epi8(_mm256_and_si256(probed, masks), zero);
+                *set = _mm256_andnot_si256(clear, *set);
+            }
+        });
+        for (half, set) in set.iter().enumerate() {
+            // SAFETY: each store writes 32 of the 64 bytes of `all_set`.
+            unsafe { _mm256_storeu_si256(all_set.as_mut_ptr().add(32 * half).cast(), *set) };
+        }
+    }
+);
+
+/// The start of `array` if it is past the L2 cache, for [`for_each_probe_row`] to prefetch from.
+#[inline(always)]
+fn large_array(array: &[u8]) -> Option<*const u8> {
+    (array.len() >= LARGE_ARRAY_BYTES).then_some(array.as_ptr())
+}
+
+/// Lanes per AVX2 vector of 32-bit values.
+const LANES: usize = 8;
+
+/// A chunk's probes, a row (one probe of every key) at a time, as [`ProbeRow`]s: the AVX-512
+/// kernels' rows, computed 8 lanes per instruction. Every byte written is below
+/// `positions.len`, checked with one compare per 8 probes.
+struct RowWriter {
+    /// Each lane's hash for its next probe.
+    h: [__m256i; CHUNK / LANES],
+    /// What each lane's hash steps by from one probe to the next.
+    delta: [__m256i; CHUNK / LANES],
+    magic: __m256i,
+    shift: __m128i,
+    len: __m256i,
+}
+
+impl RowWriter {
+    avx2!(
+        /// Hashes the first `n` keys of a chunk.
+        #[inline]
+        fn new(positions: &ProbePositions, keys: &[&[u8]; CHUNK], n: usize) -> RowWriter {
+            // SAFETY: the CPU supports AVX2, as this function's own features say.
+            let hashes = unsafe { hash_chunk(keys, n) };
+            let h: [__m256i; CHUNK / LANES] = std::array::from_fn(|v| {
+                // SAFETY: loadu reads 8 of the chunk's hashes, inside the array.
+                unsafe { _mm256_loadu_si256(hashes.as_ptr().add(v * LANES).cast()) }
+            });
+            RowWriter {
+                // Double hashing: the second hash is the first rotated right by 17 bits.
+                delta: h.map(|h| {
+                    _mm256_or_si256(_mm256_srli_epi32::<17>(h), _mm256_slli_epi32::<15>(h))
+                }),
+                h,
+                magic: _mm256_set1_epi64x(i64::from(positions.magic)),
+                shift: _mm_cvtsi32_si128(positions.shift as i32),
+                len: _mm256_set1_epi32(positions.len as i32),
+            }
+        }
+    );
+
+    avx2!(
+        /// The bytes of lane group `v`'s next probes, and the hashes they came from; moves the
+        /// group on to its following probes.
+        #[inline]
+        fn next_bytes(&mut self, v: usize) -> (__m256i, __m256i) {
+            let h = self.h[v];
+            self.h[v] = _mm256_add_epi32(h, self.delta[v]);
+            (probe_bytes(h, self.magic, self.shift, self.len), h)
+        }
+    );
+
+    avx2!(
+        /// Writes the next row to `row`, every lane of it.
+        #[inline]
+        fn write(&mut self, row: &mut ProbeRow) {
+            let (bytes, masks) = (&mut row.0, &mut row.1);
+            let one = _mm256_set1_epi32(1);
+            let seven = _mm256_set1_epi32(7);
+            // Each mask's low byte, to the front of its 128-bit half.
+            let low_bytes = _mm256_setr_epi8(
+                0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
+                -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+            );
+            let halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+            let mut highest = _mm256_setzero_si256();
+            for v in 0..CHUNK / LANES {
+                let (byte, h) = self.next_bytes(v);
+                highest = _mm256_max_epu32(highest, byte);
+                let mask = _mm256_sllv_epi32(one, _mm256_and_si256(h, seven));
+                let mask =
+                    _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(mask, low_bytes), halves);
+                // SAFETY: the stores write 8 u32s inside the row's 64 bytes and 8 u8s inside its
+                // 64 masks.
+                unsafe {
+                    _mm256_storeu_si256(bytes.as_mut_ptr().add(v * LANES).cast(), byte);
+                    _mm_storel_epi64(
+                        masks.as_mut_ptr().add(v * LANES).cast(),
+                        _mm256_castsi256_si128(mask),
+                    );
+                }
+            }
+            // Every byte is below len: the highest is.
+            let below = _mm256_cmpeq_epi32(_mm256_max_epu32(highest, self.len), self.len);
+            let equal = _mm256_cmpeq_epi32(highest, self.len);
+            assert!(
+                _mm256_movemask_epi8(_mm256_andnot_si256(equal, below)) == -1,
+                "a probe position past the array"
+            );
+        }
+    );
+}
+
+avx2!(
+    /// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`]
+    /// wrote for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone).
+    /// Every byte `f` gets is below `positions.len`. With `large`, the start of an array past the
+    /// L2 cache, every row is written before any is handed on, and the lines its first `n` probes
+    /// touch are prefetched.
+    #[inline]
+    fn for_each_probe_row(
+        positions: &ProbePositions,
+        keys: &[&[u8]; CHUNK],
+        n: usize,
+        large: Option<*const u8>,
+        mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
+    ) {
+        let mut writer = RowWriter::new(positions, keys, n);
+        let k = usize::from(positions.k);
+        if let Some(array) = large {
+            let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); MAX_PROBES as usize];
+            for row in &mut rows[..k] {
+                writer.write(row);
+                for &byte in &row.0[..n] {
+                    prefetch_line(array.wrapping_add(byte as usize));
+                }
+            }
+            for row in &rows[..k] {
+                f(&row.0, &row.1);
+            }
+            return;
+        }
+        // The next row is written while `f` reads this one, as the AVX-512 kernels do.
+        let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); 2];
+        let [even, odd] = &mut rows;
+        writer.write(even);
+        for probe in 0..k {
+            let (this, next) = if probe % 2 == 0 {
+                (&*even, &mut *odd)
+            } else {
+                (&*odd, &mut *even)
+            };
+            if probe + 1 < k {
+                writer.write(next);
+            }
+            f(&this.0, &this.1);
+        }
     }
 );
 
@@ -198,66 +404,70 @@ avx2!(
 
 avx2!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
-    /// the hash in scalar code, then the probes 4 per vector (two vectors at a time), each reading
-    /// its 4 bytes from the probed one on by a gather, with no branch on the bits. The gathers beat
-    /// the portable kernel's plain loads only in arrays within the L2 cache, so larger arrays are
-    /// left to it ([`crate::dispatch::Isa::may_match`] routes them; see docs/PERFORMANCE.md,
-    /// Single query: AVX2 gathers), as are arrays under 4 bytes, which a 4-byte read cannot fit
-    /// in.
+    /// the hash in scalar code, then the positions of 8 probes at once in a vector, written out
+    /// and checked together, and each probed byte read with a plain load, with no branch on the
+    /// bits and no check per probe (see docs/PERFORMANCE.md, Single query: AVX2).
     ///
     /// # Safety
     /// The CPU must support AVX2, and `array` must be at least 4 bytes long.
     pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-        debug_assert!(array.len() >= 4, "a 4-byte read must fit in the array");
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
-        let magic = _mm256_set1_epi64x(i64::from(positions.magic));
-        let len = _mm256_set1_epi64x(i64::from(positions.len));
-        let shift = _mm_cvtsi32_si128(positions.shift as i32);
-        // The last offset 4 bytes can be read from.
-        let last = _mm256_set1_epi64x((array.len() - 4) as i64);
-        // Which of the lanes' probed bits are set, for lanes h + (first + i) * delta, i < 4.
-        let set_bits = |lanes: __m256i| -> i32 {
-            let a =
-                _mm256_srli_epi64::<3>(_mm256_and_si256(lanes, _mm256_set1_epi64x(0xffff_ffff)));
-            let quotient = _mm256_srl_epi64(_mm256_mul_epu32(a, magic), shift);
-            let byte = _mm256_sub_epi64(a, _mm256_mul_epu32(quotient, len));
-            // Bytes and offsets are below 2^29: a signed comparison is an unsigned one.
-            let at = _mm256_blendv_epi8(byte, last, _mm256_cmpgt_epi64(byte, last));
-            let word = unsafe {
-                // SAFETY: each lane reads 4 bytes from 0 <= at <= len - 4 (len >= 4 by this
-                // function's contract): inside the array.
-                _mm256_i64gather_epi32::<1>(array.as_ptr().cast(), at)
-            };
-            let skip = _mm256_add_epi64(
-                _mm256_slli_epi64::<3>(_mm256_sub_epi64(byte, at)),
-                _mm256_and_si256(lanes, _mm256_set1_epi64x(7)),
-            );
-            // The low halves of the 4 lanes, packed into 4 32-bit lanes.
-            let pack = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-            let skip = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(skip, pack));
-            let bit = _mm_slli_epi32::<31>(_mm_srlv_epi32(word, skip));
-            _mm_movemask_ps(_mm_castsi128_ps(bit))
-        };
-        let delta = _mm256_set1_epi64x(i64::from(h.rotate_right(17)));
-        let mut low = _mm256_add_epi64(
-            _mm256_set1_epi64x(i64::from(h)),
-            _mm256_mul_epu32(_mm256_setr_epi64x(0, 1, 2, 3), delta),
+        assert!(
+            positions.len as usize <= array.len(),
+            "probes past the array"
         );
-        let mut high = _mm256_add_epi64(low, _mm256_slli_epi64::<2>(delta));
-        let eight = _mm256_slli_epi64::<3>(delta);
-        let mut left = u32::from(k);
-        loop {
-            let set = set_bits(low) | (set_bits(high) << 4);
-            let wanted = (1 << left.min(8)) - 1;
-            let all_set = set & wanted == wanted;
-            // Only k > 8 (up to 30) takes another pass.
-            if left <= 8 || !all_set {
-                return all_set;
+        let delta = h.rotate_right(17);
+        let mut lanes = _mm256_add_epi32(
+            _mm256_set1_epi32(h as i32),
+            _mm256_mullo_epi32(
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                _mm256_set1_epi32(delta as i32),
+            ),
+        );
+        let eight = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
+        let magic = _mm256_set1_epi64x(i64::from(positions.magic));
+        let shift = _mm_cvtsi32_si128(positions.shift as i32);
+        let len = _mm256_set1_epi32(positions.len as i32);
+        let mut all_set = 1u32;
+        let mut left = usize::from(k);
+        while left > 0 {
+            let byte = probe_bytes(lanes, magic, shift, len);
+            let bit = _mm256_and_si256(lanes, _mm256_set1_epi32(7));
+            // Every byte below len (both below 2^29, so a signed compare is an unsigned one):
+            // checked for all 8 at once.
+            let below = _mm256_cmpgt_epi32(len, byte);
+            assert!(
+                _mm256_movemask_epi8(below) == -1,
+                "a probe position past the array"
+            );
+            let (mut bytes, mut bits) = ([0u32; LANES], [0u32; LANES]);
+            // SAFETY: each store writes 8 u32s, all of its array.
+            unsafe {
+                _mm256_storeu_si256(bytes.as_mut_ptr().cast(), byte);
+                _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
             }
-            left -= 8;
-            low = _mm256_add_epi64(low, eight);
-            high = _mm256_add_epi64(high, eight);
+            for (&byte, &bit) in bytes.iter().zip(&bits).take(left) {
+                // SAFETY: byte < positions.len <= array.len(), checked above.
+                all_set &= u32::from(unsafe { *array.get_unchecked(byte as usize) }) >> bit;
+            }
+            left = left.saturating_sub(LANES);
+            lanes = _mm256_add_epi32(lanes, eight);
         }
+        all_set & 1 != 0
+    }
+);
+
+avx2!(
+    /// [`ProbePositions::position`]'s byte for each of 8 lanes of hashes, given the positions'
+    /// magic (in 64-bit lanes), shift and length: the quotients of the even lanes and of the odd
+    /// ones by 32 x 32 -> 64-bit multiplies.
+    #[inline]
+    fn probe_bytes(h: __m256i, magic: __m256i, shift: __m128i, len: __m256i) -> __m256i {
+        let a = _mm256_srli_epi32::<3>(h);
+        let even = _mm256_srl_epi64(_mm256_mul_epu32(a, magic), shift);
+        let odd = _mm256_srl_epi64(_mm256_mul_epu32(_mm256_srli_epi64::<32>(a), magic), shift);
+        let quotient = _mm256_blend_epi32::<0b1010_1010>(even, _mm256_slli_epi64::<32>(odd));
+        _mm256_sub_epi32(a, _mm256_mullo_epi32(quotient, len))
     }
 );

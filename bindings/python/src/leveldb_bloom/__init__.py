@@ -32,7 +32,7 @@ from typing import Union
 from . import _native
 from ._native import LibraryNotFoundError
 
-__all__ = ["BloomFilterPolicy", "LibraryNotFoundError", "__version__", "library_version"]
+__all__ = ["BloomFilterPolicy", "LibraryNotFoundError", "__version__", "isa", "library_version"]
 
 __version__ = _native.package_version()
 
@@ -44,6 +44,14 @@ def library_version() -> str:
 
 
 BytesLike = Union[bytes, bytearray, memoryview]
+
+
+def isa() -> str:
+    """The kernels the library runs in this process: ``"avx512"``, ``"avx2"`` or ``"portable"``.
+    The best the CPU supports, unless the environment variable ``LEVELDB_BLOOM_ISA`` named a
+    slower one when the library was first used (then the best not above it); any other value is
+    ignored. Every path gives the same bytes and answers."""
+    return _native.library().isa().decode("ascii")
 
 # What ctypes passes for a char* argument (bytes, a c_char array over a buffer, or NULL for an
 # empty one), with the length in bytes.

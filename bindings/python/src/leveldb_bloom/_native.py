@@ -186,6 +186,7 @@ PROTOTYPES = (
     Prototype("create_bloom", "leveldb_filterpolicy_create_bloom", PolicyPointer, [ctypes.c_int]),
     Prototype("destroy", "leveldb_filterpolicy_destroy", None, [PolicyPointer]),
     Prototype("name", "leveldb_filterpolicy_name", _c_char_p, [PolicyPointer]),
+    Prototype("isa", "leveldb_bloom_isa", _c_char_p, []),
     # The filter comes back as a void pointer, not c_char_p: ctypes would turn a c_char_p result
     # into bytes (stopping at the first zero byte) and lose the pointer to free.
     Prototype(

@@ -158,9 +158,8 @@ avx512!(
 
 avx512!(
     /// Transposes 16 rows of 8 u32s: vector j holds element j of every row, row i in lane i.
-    ///
-    /// Inline, so that it joins each hash in whatever codegen unit that lands: called out of
-    /// line, its rows and vectors would go through memory at every step of every chunk's hash.
+    /// Inline: out of line, its 16 rows and 8 vectors pass through memory, and whether the
+    /// compiler inlines it unasked depends on how the crate's code is split into units.
     #[inline]
     fn transpose(rows: [__m256i; LANES]) -> [__m512i; 8] {
         // Rows i and i + 8 share a register; the steps below work on both halves alike.
