@@ -12,7 +12,8 @@
 //! ```
 
 // The layers, each importing only from those below it (tests/layers.rs checks this).
-// leveldb's filter format.
+// leveldb's filter format, and its filter block's.
+mod block_format;
 mod format;
 // leveldb's hash, and the scalar filter every kernel is tested against.
 pub mod hash;
@@ -25,6 +26,7 @@ mod dispatch;
 mod bulk;
 mod no_unwind;
 // The Rust API.
+mod filter_block;
 mod policy;
 // The C ABI.
 pub mod ffi;
@@ -32,6 +34,9 @@ pub mod ffi;
 #[cfg(test)]
 mod path_tests;
 
+pub use filter_block::{
+    BlockKeys, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+};
 pub use format::POLICY_NAME;
 pub use policy::{BloomPolicy, key_may_match, key_may_match_batch};
 
