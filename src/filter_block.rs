@@ -221,13 +221,29 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// # Errors
     /// [`FilterBlockError::OutOfMemory`], or the policy's error.
     pub fn finish(mut self) -> Result<Vec<u8>, FilterBlockError> {
-        self.take_block()
+        self.complete()?;
+        Ok(self.result)
     }
 
-    /// [`FilterBlockBuilder::finish`] for a builder that outlives its block (the C API's): the
-    /// block is taken out, leaving the builder empty. On error, calling it again gives the same
-    /// block as a first success would have.
-    pub(crate) fn take_block(&mut self) -> Result<Vec<u8>, FilterBlockError> {
+    /// [`FilterBlockBuilder::finish`] for a builder that outlives its block (the C API's):
+    /// `copy` takes the block out. If it cannot (None), or on an error, the builder is left to
+    /// be finished again, with the same block.
+    #[cfg(feature = "leveldb-c-api")]
+    pub(crate) fn finish_into<T>(
+        &mut self,
+        copy: impl FnOnce(&[u8]) -> Option<T>,
+    ) -> Result<T, FilterBlockError> {
+        let trailer_at = self.complete()?;
+        copy(&self.result).ok_or_else(|| {
+            self.result.truncate(trailer_at);
+            FilterBlockError::OutOfMemory
+        })
+    }
+
+    /// Builds the pending keys' filter and appends the trailer to the filters; returns where
+    /// the trailer starts. On error the trailer is not there, and the pending filter is built
+    /// or not: either way, the same block comes of finishing.
+    fn complete(&mut self) -> Result<usize, FilterBlockError> {
         if !self.key_ends.is_empty() {
             self.filter_offsets.try_reserve(1)?;
             self.generate_filter()?;
@@ -235,9 +251,9 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         let trailer =
             trailer_len(self.filter_offsets.len()).ok_or(FilterBlockError::OutOfMemory)?;
         self.result.try_reserve_exact(trailer)?;
+        let trailer_at = self.result.len();
         append_trailer(&mut self.result, &self.filter_offsets);
-        self.filter_offsets = Vec::new();
-        Ok(std::mem::take(&mut self.result))
+        Ok(trailer_at)
     }
 
     /// leveldb's `GenerateFilter`: the filter of the pending keys (none: an empty one) and its
@@ -299,8 +315,20 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     pub fn key_may_match_batch(&self, block_offsets: &[u64], keys: &[&[u8]], results: &mut [bool]) {
         assert_eq!(block_offsets.len(), keys.len(), "one block offset per key");
         assert_eq!(results.len(), keys.len(), "one result per key");
+        if self.try_batch(block_offsets, keys, results).is_none() {
+            // No memory to group the keys: one by one, which needs none.
+            for ((&block_offset, key), result) in block_offsets.iter().zip(keys).zip(results) {
+                *result = self.key_may_match(block_offset, key);
+            }
+        }
+    }
+
+    /// [`FilterBlockReader::key_may_match_batch`]; None, with some results unwritten, if memory
+    /// runs out.
+    fn try_batch(&self, block_offsets: &[u64], keys: &[&[u8]], results: &mut [bool]) -> Option<()> {
         // Each key's filter, or an answer given at once.
-        let mut filters = Vec::with_capacity(keys.len());
+        let mut filters = Vec::new();
+        filters.try_reserve_exact(keys.len()).ok()?;
         let mut sorted = true;
         let mut last = 0;
         for (&block_offset, result) in block_offsets.iter().zip(results.iter_mut()) {
@@ -319,8 +347,9 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
         }
         if sorted {
             self.batch_runs(block_offsets, keys, &filters, results);
+            Some(())
         } else {
-            self.batch_gathered(block_offsets, keys, &filters, results);
+            self.batch_gathered(block_offsets, keys, &filters, results)
         }
     }
 
@@ -354,15 +383,15 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     }
 
     /// The batch for keys in any order: grouped by filter (a counting sort), each group's keys
-    /// gathered for one call and its answers put back.
+    /// gathered for one call and its answers put back. None if memory runs out.
     fn batch_gathered(
         &self,
         block_offsets: &[u64],
         keys: &[&[u8]],
         filters: &[usize],
         results: &mut [bool],
-    ) {
-        let order = group_by_filter(filters, self.layout.num_filters());
+    ) -> Option<()> {
+        let order = group_by_filter(filters, self.layout.num_filters())?;
         let mut group_keys: Vec<&[u8]> = Vec::new();
         let mut group_results: Vec<bool> = Vec::new();
         let mut i = 0;
@@ -374,8 +403,10 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
                 .count();
             let members = &order[i..i + run];
             group_keys.clear();
+            group_keys.try_reserve(run).ok()?;
             group_keys.extend(members.iter().map(|&k| keys[k]));
             group_results.clear();
+            group_results.try_reserve(run).ok()?;
             group_results.resize(run, true);
             let bytes = self.filter_of(block_offsets[members[0]]);
             self.policy
@@ -385,6 +416,7 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
             }
             i += run;
         }
+        Some(())
     }
 }
 
@@ -392,17 +424,20 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
 const ANSWERED: usize = usize::MAX;
 
 /// The positions of `filters` that are not [`ANSWERED`], ordered by filter: by counting, when
-/// there are not many more filters than keys, otherwise by sorting.
-fn group_by_filter(filters: &[usize], num_filters: usize) -> Vec<usize> {
+/// there are not many more filters than keys, otherwise by sorting. None if memory runs out.
+fn group_by_filter(filters: &[usize], num_filters: usize) -> Option<Vec<usize>> {
     let wanted = filters.iter().filter(|&&f| f != ANSWERED).count();
-    let mut order = Vec::with_capacity(wanted);
+    let mut order = Vec::new();
+    order.try_reserve_exact(wanted).ok()?;
     if num_filters > 4 * filters.len() + 64 {
         order.extend((0..filters.len()).filter(|&k| filters[k] != ANSWERED));
-        order.sort_by_key(|&k| filters[k]);
-        return order;
+        order.sort_unstable_by_key(|&k| (filters[k], k));
+        return Some(order);
     }
     // Where each filter's keys start in `order`.
-    let mut starts = vec![0usize; num_filters + 1];
+    let mut starts = Vec::new();
+    starts.try_reserve_exact(num_filters + 1).ok()?;
+    starts.resize(num_filters + 1, 0usize);
     for &f in filters.iter().filter(|&&f| f != ANSWERED) {
         starts[f + 1] += 1;
     }
@@ -416,7 +451,7 @@ fn group_by_filter(filters: &[usize], num_filters: usize) -> Vec<usize> {
             starts[f] += 1;
         }
     }
-    order
+    Some(order)
 }
 
 #[cfg(test)]
@@ -552,8 +587,8 @@ mod tests {
     #[test]
     fn grouping_by_sort_and_by_count_agree() {
         let filters = [3, ANSWERED, 0, 3, 1, ANSWERED, 0];
-        let counted = group_by_filter(&filters, 4);
-        let sorted = group_by_filter(&filters, 10_000);
+        let counted = group_by_filter(&filters, 4).unwrap();
+        let sorted = group_by_filter(&filters, 10_000).unwrap();
         let by_filter = |order: &[usize]| order.iter().map(|&k| filters[k]).collect::<Vec<_>>();
         assert_eq!(by_filter(&counted), [0, 0, 1, 3, 3]);
         assert_eq!(by_filter(&sorted), [0, 0, 1, 3, 3]);
