@@ -29,6 +29,12 @@ fn vectors_through_c_abi() {
     build_and_run_both("c_tests/test_vectors.c");
 }
 
+/// Filter blocks: leveldb's vectors through the C ABI, and every bad-input row.
+#[test]
+fn filter_blocks_through_c_abi() {
+    build_and_run_both("c_tests/test_filterblock.c");
+}
+
 #[test]
 fn core_abi_bad_input() {
     build_and_run_both("c_tests/test_core_abi.c");

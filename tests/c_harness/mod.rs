@@ -97,6 +97,10 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             args: vec![root().join("vectors").display().to_string()],
             ..Program::new("c_tests/test_batch.c")
         },
+        Program {
+            args: vec![root().join("vectors").display().to_string()],
+            ..Program::new("c_tests/test_filterblock.c")
+        },
         Program::new("c_tests/test_core_abi.c"),
         Program::new("c_tests/test_bad_input.c"),
         Program::new("c_tests/test_custom_policy.c"),
