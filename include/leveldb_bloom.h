@@ -349,8 +349,9 @@ uint8_t leveldb_filterblock_key_may_match(const leveldb_filterpolicy_t *policy,
  `leveldb_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
  filter block, in one call: `results[i]` (0 or 1) is its answer for the key of
  `key_lengths[i]` bytes at `keys[i]` in the data block at `block_offsets[i]`, bad input
- included. The keys of each filter are tested together, in any order they come; with the
- bloom policy, much faster than a loop of single queries.
+ included. Each run of keys of one filter, as they come, is tested together: with the bloom
+ policy, keys in block order (as sorted keys lie in a table) are much faster than a loop of
+ single queries; keys in random order are as fast as that loop.
 
  - NULL `results`, or `num_keys` 0 or above `PTRDIFF_MAX / 8`: nothing is written.
  - NULL policy; NULL `block_offsets`, `keys` or `key_lengths`; NULL `contents` with

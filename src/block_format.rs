@@ -57,12 +57,15 @@ pub(crate) enum Lookup {
     Answer(bool),
 }
 
+#[inline]
 fn fixed32(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    let word: &[u8; 4] = bytes[at..at + 4].try_into().expect("four bytes");
+    u32::from_le_bytes(*word)
 }
 
 impl Layout {
     /// The layout leveldb reads from `contents`.
+    #[inline]
     pub(crate) fn parse(contents: &[u8]) -> Layout {
         let unreadable = Layout {
             array_offset: 0,
@@ -90,14 +93,23 @@ impl Layout {
     }
 
     /// How many filters the offset array lists.
+    #[cfg(test)]
     pub(crate) fn num_filters(&self) -> usize {
         self.num_filters
     }
 
+    /// The index of the filter that answers for the data block at `block_offset` (which may
+    /// be past the array).
+    #[inline]
+    pub(crate) fn filter_index(&self, block_offset: u64) -> u64 {
+        block_offset >> self.shift
+    }
+
     /// leveldb's `FilterBlockReader::KeyMayMatch` up to the policy's call, for the data block at
     /// `block_offset`. `contents` must be what `self` was parsed from.
+    #[inline]
     pub(crate) fn lookup(&self, contents: &[u8], block_offset: u64) -> Lookup {
-        let index = block_offset >> self.shift;
+        let index = self.filter_index(block_offset);
         if index >= self.num_filters as u64 {
             // Past the array, or no array at all: errors are treated as potential matches.
             return Lookup::Answer(true);

@@ -203,13 +203,30 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// # Errors
     /// [`FilterBlockError::OutOfMemory`], or [`FilterBlockError::TooManyKeys`] past `i32::MAX`
     /// keys for one filter. The builder is unchanged then.
+    #[inline]
     pub fn add_key(&mut self, key: &[u8]) -> Result<(), FilterBlockError> {
+        // Room for the key, its end and the count: no call, so no registers saved on the way.
+        if self.keys.capacity() - self.keys.len() < key.len()
+            || self.key_ends.capacity() == self.key_ends.len()
+            || self.key_ends.len() >= i32::MAX as usize
+        {
+            return self.add_key_growing(key);
+        }
+        append(&mut self.keys, key);
+        self.key_ends.push(self.keys.len());
+        Ok(())
+    }
+
+    /// [`FilterBlockBuilder::add_key`] when a buffer must grow, or the count is at its limit.
+    #[cold]
+    #[inline(never)]
+    fn add_key_growing(&mut self, key: &[u8]) -> Result<(), FilterBlockError> {
         if self.key_ends.len() >= i32::MAX as usize {
             return Err(FilterBlockError::TooManyKeys);
         }
         self.keys.try_reserve(key.len())?;
         self.key_ends.try_reserve(1)?;
-        self.keys.extend_from_slice(key);
+        append(&mut self.keys, key);
         self.key_ends.push(self.keys.len());
         Ok(())
     }
@@ -275,6 +292,29 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     }
 }
 
+/// Appends `key` to `keys`, which has room for it. Table keys are mostly 16 to 32 bytes: those
+/// take two overlapping 16-byte moves, where `extend_from_slice` would call memcpy for each
+/// (see docs/PERFORMANCE.md, Filter blocks).
+#[inline(always)]
+fn append(keys: &mut Vec<u8>, key: &[u8]) {
+    let (len, at) = (key.len(), keys.len());
+    debug_assert!(keys.capacity() - at >= len);
+    if (16..=32).contains(&len) {
+        // SAFETY: both moves read inside `key` (16 <= len) and write inside the room reserved
+        // for it; every byte of at..at + len is written before the length covers it.
+        unsafe {
+            let (src, dst) = (key.as_ptr(), keys.as_mut_ptr().add(at));
+            let head = src.cast::<[u8; 16]>().read_unaligned();
+            let tail = src.add(len - 16).cast::<[u8; 16]>().read_unaligned();
+            dst.cast::<[u8; 16]>().write_unaligned(head);
+            dst.add(len - 16).cast::<[u8; 16]>().write_unaligned(tail);
+            keys.set_len(at + len);
+        }
+    } else {
+        keys.extend_from_slice(key);
+    }
+}
+
 /// leveldb's `FilterBlockReader`: answers `KeyMayMatch(block_offset, key)` exactly as leveldb
 /// does for any contents, corrupt ones included; errors are treated as potential matches.
 #[derive(Debug)]
@@ -297,6 +337,7 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     /// Whether `key` may be in the data block at `block_offset`: false only if its filter says
     /// it certainly is not.
     #[must_use]
+    #[inline]
     pub fn key_may_match(&self, block_offset: u64, key: &[u8]) -> bool {
         match self.layout.lookup(self.contents, block_offset) {
             Lookup::Filter { start, limit, .. } => {
@@ -307,152 +348,56 @@ impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
     }
 
     /// [`FilterBlockReader::key_may_match`] for each pair of `block_offsets[i]` and `keys[i]`,
-    /// into `results[i]`. The keys of each filter are tested together, in one batch of the
-    /// policy's, in whatever order they come.
+    /// into `results[i]`. Each run of keys of one filter, as they come, is tested in one batch
+    /// of the policy's: keys in block order (as a sorted set of keys lies in a table) in runs
+    /// of a block's keys; keys in random order one by one, which is as fast as reordering them
+    /// would make them (see docs/PERFORMANCE.md, Filter blocks).
     ///
     /// # Panics
     /// If the three slices differ in length.
     pub fn key_may_match_batch(&self, block_offsets: &[u64], keys: &[&[u8]], results: &mut [bool]) {
         assert_eq!(block_offsets.len(), keys.len(), "one block offset per key");
         assert_eq!(results.len(), keys.len(), "one result per key");
-        if self.try_batch(block_offsets, keys, results).is_none() {
-            // No memory to group the keys: one by one, which needs none.
-            for ((&block_offset, key), result) in block_offsets.iter().zip(keys).zip(results) {
-                *result = self.key_may_match(block_offset, key);
-            }
-        }
-    }
-
-    /// [`FilterBlockReader::key_may_match_batch`]; None, with some results unwritten, if memory
-    /// runs out.
-    fn try_batch(&self, block_offsets: &[u64], keys: &[&[u8]], results: &mut [bool]) -> Option<()> {
-        // Each key's filter, or an answer given at once.
-        let mut filters = Vec::new();
-        filters.try_reserve_exact(keys.len()).ok()?;
-        let mut sorted = true;
-        let mut last = 0;
-        for (&block_offset, result) in block_offsets.iter().zip(results.iter_mut()) {
-            let filter = match self.layout.lookup(self.contents, block_offset) {
-                Lookup::Filter { index, .. } => {
-                    sorted &= index >= last;
-                    last = index;
-                    index
-                }
-                Lookup::Answer(answer) => {
-                    *result = answer;
-                    ANSWERED
-                }
-            };
-            filters.push(filter);
-        }
-        if sorted {
-            self.batch_runs(block_offsets, keys, &filters, results);
-            Some(())
-        } else {
-            self.batch_gathered(block_offsets, keys, &filters, results)
-        }
-    }
-
-    /// The bytes of filter `index`, which a lookup of `block_offset` gave.
-    fn filter_of(&self, block_offset: u64) -> &'a [u8] {
-        match self.layout.lookup(self.contents, block_offset) {
-            Lookup::Filter { start, limit, .. } => &self.contents[start..limit],
-            Lookup::Answer(_) => unreachable!("a key with a filter looks it up again"),
-        }
-    }
-
-    /// The batch for keys in filter order: each run of keys of one filter in one call.
-    fn batch_runs(
-        &self,
-        block_offsets: &[u64],
-        keys: &[&[u8]],
-        filters: &[usize],
-        results: &mut [bool],
-    ) {
-        let mut i = 0;
-        while i < keys.len() {
-            let filter = filters[i];
-            let run = filters[i..].iter().take_while(|&&f| f == filter).count();
-            if filter != ANSWERED {
-                let bytes = self.filter_of(block_offsets[i]);
-                self.policy
-                    .key_may_match_batch(&keys[i..i + run], bytes, &mut results[i..i + run]);
-            }
-            i += run;
-        }
-    }
-
-    /// The batch for keys in any order: grouped by filter (a counting sort), each group's keys
-    /// gathered for one call and its answers put back. None if memory runs out.
-    fn batch_gathered(
-        &self,
-        block_offsets: &[u64],
-        keys: &[&[u8]],
-        filters: &[usize],
-        results: &mut [bool],
-    ) -> Option<()> {
-        let order = group_by_filter(filters, self.layout.num_filters())?;
-        let mut group_keys: Vec<&[u8]> = Vec::new();
-        let mut group_results: Vec<bool> = Vec::new();
-        let mut i = 0;
-        while i < order.len() {
-            let filter = filters[order[i]];
-            let run = order[i..]
+        let mut start = 0;
+        while start < keys.len() {
+            let filter = self.layout.filter_index(block_offsets[start]);
+            let run = block_offsets[start..]
                 .iter()
-                .take_while(|&&k| filters[k] == filter)
+                .take_while(|&&offset| self.layout.filter_index(offset) == filter)
                 .count();
-            let members = &order[i..i + run];
-            group_keys.clear();
-            group_keys.try_reserve(run).ok()?;
-            group_keys.extend(members.iter().map(|&k| keys[k]));
-            group_results.clear();
-            group_results.try_reserve(run).ok()?;
-            group_results.resize(run, true);
-            let bytes = self.filter_of(block_offsets[members[0]]);
-            self.policy
-                .key_may_match_batch(&group_keys, bytes, &mut group_results);
-            for (&k, &answer) in members.iter().zip(&group_results) {
-                results[k] = answer;
+            let end = start + run;
+            self.run(
+                block_offsets[start],
+                &keys[start..end],
+                &mut results[start..end],
+            );
+            start = end;
+        }
+    }
+
+    /// Answers `keys`, all of the filter of `block_offset`: the policy's batch, or its single
+    /// queries for a few keys.
+    fn run(&self, block_offset: u64, keys: &[&[u8]], results: &mut [bool]) {
+        match self.layout.lookup(self.contents, block_offset) {
+            Lookup::Filter { start, limit, .. } => {
+                let filter = &self.contents[start..limit];
+                if keys.len() < MIN_BATCH {
+                    for (key, result) in keys.iter().zip(results) {
+                        *result = self.policy.key_may_match(key, filter);
+                    }
+                } else {
+                    self.policy.key_may_match_batch(keys, filter, results);
+                }
             }
-            i += run;
+            Lookup::Answer(answer) => results.fill(answer),
         }
-        Some(())
     }
 }
 
-/// A key of a batch whose answer needs no filter.
-const ANSWERED: usize = usize::MAX;
-
-/// The positions of `filters` that are not [`ANSWERED`], ordered by filter: by counting, when
-/// there are not many more filters than keys, otherwise by sorting. None if memory runs out.
-fn group_by_filter(filters: &[usize], num_filters: usize) -> Option<Vec<usize>> {
-    let wanted = filters.iter().filter(|&&f| f != ANSWERED).count();
-    let mut order = Vec::new();
-    order.try_reserve_exact(wanted).ok()?;
-    if num_filters > 4 * filters.len() + 64 {
-        order.extend((0..filters.len()).filter(|&k| filters[k] != ANSWERED));
-        order.sort_unstable_by_key(|&k| (filters[k], k));
-        return Some(order);
-    }
-    // Where each filter's keys start in `order`.
-    let mut starts = Vec::new();
-    starts.try_reserve_exact(num_filters + 1).ok()?;
-    starts.resize(num_filters + 1, 0usize);
-    for &f in filters.iter().filter(|&&f| f != ANSWERED) {
-        starts[f + 1] += 1;
-    }
-    for f in 0..num_filters {
-        starts[f + 1] += starts[f];
-    }
-    order.resize(wanted, 0);
-    for (k, &f) in filters.iter().enumerate() {
-        if f != ANSWERED {
-            order[starts[f]] = k;
-            starts[f] += 1;
-        }
-    }
-    Some(order)
-}
+/// Runs of fewer keys of one filter are answered by single queries: a batch hashes keys a
+/// vector of them at a time, and a vector of a few keys costs more than their single queries
+/// (see docs/PERFORMANCE.md, Filter blocks).
+const MIN_BATCH: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -582,15 +527,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn grouping_by_sort_and_by_count_agree() {
-        let filters = [3, ANSWERED, 0, 3, 1, ANSWERED, 0];
-        let counted = group_by_filter(&filters, 4).unwrap();
-        let sorted = group_by_filter(&filters, 10_000).unwrap();
-        let by_filter = |order: &[usize]| order.iter().map(|&k| filters[k]).collect::<Vec<_>>();
-        assert_eq!(by_filter(&counted), [0, 0, 1, 3, 3]);
-        assert_eq!(by_filter(&sorted), [0, 0, 1, 3, 3]);
     }
 }

@@ -196,6 +196,18 @@ fn benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb.cc");
 }
 
+/// The filter block benchmark against leveldb's own FilterBlockBuilder and FilterBlockReader
+/// (`cargo bench --bench vs_leveldb_filterblock`) at tiny sizes, once: its byte-for-byte checks
+/// of the block and its answer checks must pass. Nothing is timed here.
+#[test]
+#[cfg_attr(
+    not(all(has_leveldb, has_leveldb_src)),
+    ignore = "needs libleveldb-dev and a leveldb source tree (LEVELDB_BLOOM_LEVELDB_SRC)"
+)]
+fn filter_block_benchmark_against_leveldb_checks_pass() {
+    build_and_run_both("benches/vs_leveldb_filterblock.cc");
+}
+
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
 /// itself, with hot keys and streaming ones, single and batch queries: its answer check and its
 /// cleanup must pass. Nothing is timed here.

@@ -33,6 +33,7 @@ fn runnable(budget: Budget) -> Vec<Program> {
     programs(budget)
         .into_iter()
         .filter(|p| cfg!(has_leveldb) || !p.needs_leveldb)
+        .filter(|p| cfg!(has_leveldb_src) || !p.needs_leveldb_src)
         .filter(|p| !p.limits_address_space)
         .collect()
 }
