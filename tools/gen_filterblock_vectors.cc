@@ -24,34 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "splitmix64.h"
 #include "table/filter_block.h"
 
 namespace {
-
-// splitmix64: identical on every platform, unlike the std:: distributions.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-
-  uint64_t Next() {
-    state_ += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-
-  uint64_t Uniform(uint64_t lo, uint64_t hi) { return lo + Next() % (hi - lo + 1); }
-
-  std::string Bytes(size_t min_len, size_t max_len) {
-    std::string s(Uniform(min_len, max_len), '\0');
-    for (char& c : s) c = static_cast<char>(Next());
-    return s;
-  }
-
- private:
-  uint64_t state_;
-};
 
 // The custom policy of the vectors (vectors/README.md): two bytes per key, its length's low byte
 // and the XOR of its bytes; a key may match an empty filter, or one holding its two bytes at an

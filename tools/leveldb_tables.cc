@@ -27,26 +27,10 @@
 #include <sstream>
 #include <string>
 
+#include "splitmix64.h"
 #include "table/filter_block.h"
 
 namespace {
-
-uint64_t g_state;
-
-// splitmix64, so that a seed gives the same database everywhere.
-uint64_t Next() {
-  g_state += 0x9e3779b97f4a7c15ULL;
-  uint64_t z = g_state;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::string Bytes(size_t min_len, size_t max_len) {
-  std::string s(min_len + Next() % (max_len - min_len + 1), '\0');
-  for (char& c : s) c = static_cast<char>(Next());
-  return s;
-}
 
 int Fail(const leveldb::Status& status) {
   std::fprintf(stderr, "leveldb_tables: %s\n", status.ToString().c_str());
@@ -54,7 +38,7 @@ int Fail(const leveldb::Status& status) {
 }
 
 int Write(const char* dir, bool snappy, int bits_per_key, uint64_t seed) {
-  g_state = seed;
+  SplitMix64 rng(seed);
   std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(bits_per_key));
   leveldb::Options options;
   options.create_if_missing = true;
@@ -74,9 +58,9 @@ int Write(const char* dir, bool snappy, int bits_per_key, uint64_t seed) {
     leveldb::WriteBatch writes;
     for (int i = 0; i < 500; i++) {
       // Values of 0..300 bytes, half of them compressible.
-      std::string value = Bytes(0, 300);
-      if (Next() % 2) std::memset(&value[0], 'v', value.size() / 2);
-      writes.Put(Bytes(16, 24), value);
+      std::string value = rng.Bytes(0, 300);
+      if (rng.Next() % 2) std::memset(&value[0], 'v', value.size() / 2);
+      writes.Put(rng.Bytes(16, 24), value);
     }
     status = db->Write(leveldb::WriteOptions(), &writes);
     if (!status.ok()) return Fail(status);

@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_int};
 use std::ptr::{self, NonNull};
 
-use crate::ffi::checks::{borrow_bytes, can_borrow};
+use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow};
 use crate::ffi::filterpolicy::{PolicyKind, into_raw, leveldb_filterpolicy_t};
 use crate::filter_block::{
     BlockKeys, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
@@ -376,13 +376,10 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
     results: *mut u8,
 ) {
     ffi_boundary!((), {
-        if results.is_null() || num_keys == 0 || num_keys > isize::MAX as usize / 8 {
-            // Past isize::MAX / 8 no array of offsets or pointers can hold num_keys entries.
+        // SAFETY: per the contract.
+        let Some(results) = (unsafe { batch_results(results, num_keys) }) else {
             return;
-        }
-        // SAFETY: checked non-NULL; `num_keys` writable bytes per the contract.
-        let results = unsafe { std::slice::from_raw_parts_mut(results, num_keys) };
-        results.fill(1);
+        };
         // SAFETY: per the contract.
         let (Some(policy), Some(contents)) = (unsafe { policy.as_ref() }, unsafe {
             borrow_bytes(contents, contents_length)
@@ -421,9 +418,8 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
                 },
             ));
             let window = &mut results[start..end];
-            // SAFETY: every byte of `window` is 1, a valid bool, and only bools are written
-            // through the view.
-            let answers = unsafe { &mut *(ptr::from_mut(window) as *mut [bool]) };
+            // SAFETY: every byte of `window` is 1.
+            let answers = unsafe { as_answers(window) };
             reader.key_may_match_batch(&block_offsets[start..end], &keys, answers);
             if any_invalid {
                 let entries = pointers[start..end].iter().zip(&lengths[start..end]);
