@@ -6,7 +6,9 @@
 # fuzz/artifacts/<target>/.
 #
 # Needs cargo-fuzz (cargo install --locked cargo-fuzz@0.13.2) and, to compare against leveldb
-# too, libleveldb-dev (LEVELDB_BLOOM_REQUIRE_LEVELDB=1 makes its absence an error).
+# too, libleveldb-dev (LEVELDB_BLOOM_REQUIRE_LEVELDB=1 makes its absence an error); filter_block
+# compares against leveldb's own filter block classes given a leveldb source tree in
+# LEVELDB_BLOOM_LEVELDB_SRC (LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC=1 makes its absence an error).
 set -euo pipefail
 budget="${1:-60}"
 cd "$(dirname "$0")/.."

@@ -9,15 +9,22 @@
  *   it, so that it never clashes with leveldb's own c.cc.
  * - leveldb_bloom_*: always built. No policy object: the length of a filter, building one in
  *   place into the caller's buffer, querying one. The C++ shim (shim/) forwards to them.
+ * - leveldb_filterblock_*: leveldb's filter blocks (table/filter_block.cc), the block a table
+ *   keeps with one filter per 2 KB of data-block offsets: a builder, and queries of a block,
+ *   over a policy object (so with leveldb-c-api).
  *
  * Conventions
  * - Ownership: a policy from leveldb_filterpolicy_create_bloom or leveldb_filterpolicy_create is
  *   released with leveldb_filterpolicy_destroy. A filter from leveldb_filterpolicy_create_filter
  *   is a malloc'ed buffer the caller owns: release it with leveldb_free (or free). Strings from
- *   leveldb_filterpolicy_name live as long as the policy.
+ *   leveldb_filterpolicy_name live as long as the policy. A filter block builder from
+ *   leveldb_filterblock_builder_create is released with leveldb_filterblock_builder_destroy, and
+ *   its policy must stay live until then; the block from leveldb_filterblock_builder_finish is
+ *   malloc'ed, released with leveldb_free.
  * - Threads: policies are immutable. Any number of threads may use one policy at once (create
  *   filters, query, read its name); only destroy must not race with other uses. Callbacks of a
- *   custom policy must be safe to call from several threads, as leveldb requires.
+ *   custom policy must be safe to call from several threads, as leveldb requires. A filter
+ *   block builder is used by one thread at a time; queries of one block may run at once.
  * - Errors: no call aborts or lets a Rust panic escape. Functions returning a pointer return NULL
  *   on bad input or when memory runs out. Queries answer 1 ("may match") on bad input: an error
  *   must never cause a false negative. A NULL pointer with length 0 is an empty byte string.
@@ -67,6 +74,25 @@
  * | leveldb_bloom_fill_filter   | a NULL data with size 0                   | the empty key   |
  * | leveldb_bloom_key_may_match | NULL key or filter with length > 0        | 1               |
  * | leveldb_bloom_key_may_match | any filter bytes                          | leveldb's answer|
+ *
+ * | call (leveldb_filterblock_) | input                                     | result          |
+ * |-----------------------------|-------------------------------------------|-----------------|
+ * | builder_create              | NULL policy                               | NULL            |
+ * | builder_start_block         | NULL or finished builder; an offset in an | 0, builder      |
+ * |                             | earlier 2 KB range than the previous one  | unchanged       |
+ * | builder_add_key             | NULL or finished builder; a NULL key with | 0, builder      |
+ * |                             | length > 0                                | unchanged       |
+ * | builder_add_key             | a NULL key with length 0                  | the empty key   |
+ * | builder_finish              | NULL builder or length; a finished one    | NULL, length 0  |
+ * |                             | (finish twice)                            |                 |
+ * | builder_destroy             | NULL                                      | nothing happens |
+ * | key_may_match               | NULL policy; NULL contents or key with    | 1               |
+ * |                             | length > 0                                |                 |
+ * | key_may_match               | any contents bytes                        | leveldb's answer|
+ * | key_may_match_batch         | NULL results, or num_keys 0               | nothing written |
+ * | key_may_match_batch         | NULL policy, block_offsets, keys or       | every result 1  |
+ * |                             | key_lengths; NULL contents with length > 0|                 |
+ * | key_may_match_batch         | a NULL key with length > 0                | that result 1   |
  */
 
 #ifndef LEVELDB_BLOOM_H
@@ -85,6 +111,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ A filter block builder: leveldb's `FilterBlockBuilder` over a policy. Opaque to C.
+ */
+typedef struct leveldb_filterblock_builder_t leveldb_filterblock_builder_t;
 
 /*
  A filter policy: leveldb's built-in bloom filter, or one made of C callbacks. Opaque to C.
@@ -213,6 +244,153 @@ uint8_t leveldb_bloom_key_may_match(const char *key,
                                     size_t key_length,
                                     const char *filter,
                                     size_t filter_length);
+
+/*
+ Creates a filter block builder over `policy`, as leveldb's `FilterBlockBuilder(policy)`: the
+ calls `(start_block add_key*)* finish` give the block leveldb 1.23 writes for them, whose
+ filters the policy builds (the bloom policy's, byte-identical to leveldb's; a custom
+ policy's `create_filter` callback, once per filter).
+
+ Returns NULL for a NULL policy, or if memory runs out. The builder keeps a pointer to the
+ policy, which must stay live until the builder is destroyed (as in leveldb). Release the
+ builder with `leveldb_filterblock_builder_destroy`.
+
+ # Threads
+ Any number of threads may call it at once, with one policy too. A builder is used by one
+ thread at a time.
+
+ # Safety
+ `policy` must be NULL or a live policy from this library.
+ */
+leveldb_filterblock_builder_t *leveldb_filterblock_builder_create(const leveldb_filterpolicy_t *policy);
+
+/*
+ Destroys a builder, finished or not. NULL: does nothing.
+
+ # Threads
+ Must not run while another thread uses the same builder.
+
+ # Safety
+ `builder` must be NULL or a live builder from this library, not used again afterwards.
+ */
+void leveldb_filterblock_builder_destroy(leveldb_filterblock_builder_t *builder);
+
+/*
+ The data block at `block_offset` starts, as leveldb's `StartBlock`: the filter of each 2 KB
+ range of offsets before its own is built, the first from the keys added so far, the others
+ empty.
+
+ Returns 1 on success. Returns 0, leaving the builder unchanged, for: a NULL or finished
+ builder; a `block_offset` in an earlier 2 KB range than the previous call's (leveldb
+ asserts); memory running out (an offset far out needs 4 bytes per 2 KB skipped); a custom
+ policy's `create_filter` returning NULL.
+
+ # Threads
+ One thread at a time per builder.
+
+ # Safety
+ `builder` must be NULL or a live builder from this library.
+ */
+uint8_t leveldb_filterblock_builder_start_block(leveldb_filterblock_builder_t *builder,
+                                                uint64_t block_offset);
+
+/*
+ Adds a key of the current data block, as leveldb's `AddKey`; the builder copies it.
+
+ Returns 1 on success. Returns 0, leaving the builder unchanged, for: a NULL or finished
+ builder; a NULL `key` with `length` above 0 (NULL with 0 is the empty key); memory running
+ out; more than `INT_MAX` keys for one filter.
+
+ # Threads
+ One thread at a time per builder.
+
+ # Safety
+ `builder` must be NULL or a live builder from this library; a non-NULL `key` must point to
+ `length` readable bytes.
+ */
+uint8_t leveldb_filterblock_builder_add_key(leveldb_filterblock_builder_t *builder,
+                                            const char *key,
+                                            size_t length);
+
+/*
+ The block, as leveldb's `Finish`: the filter of the keys added since the last built one,
+ then the offset of every filter, the offset of that array and the base lg byte (11). It is
+ returned in a `malloc`ed buffer (release it with `leveldb_free`), its length in `*length`;
+ the builder is finished then, and every later call on it but destroy fails.
+
+ Returns NULL, with `*length` set to 0 when `length` is not NULL, for: a NULL builder or
+ `length`; a finished builder; memory running out, or a custom policy's `create_filter`
+ returning NULL, after which the builder can be finished again. Past 4 GiB of filters,
+ offsets keep their low 32 bits, as leveldb's `uint32_t`s do.
+
+ # Threads
+ One thread at a time per builder.
+
+ # Safety
+ `builder` must be NULL or a live builder from this library; a non-NULL `length` must be
+ writable.
+ */
+char *leveldb_filterblock_builder_finish(leveldb_filterblock_builder_t *builder, size_t *length);
+
+/*
+ leveldb's `FilterBlockReader(policy, contents).KeyMayMatch(block_offset, key)`: whether the
+ key of `key_length` bytes at `key` may be in the data block at `block_offset`, by the filter
+ block of `contents_length` bytes at `contents`; 0 only if its filter says it certainly is
+ not. The answer equals leveldb 1.23's for any contents, corrupt ones included (errors are
+ potential matches; an empty filter range matches nothing). `policy` tests the filter: the
+ bloom policy as leveldb's, a custom policy by its `key_may_match` callback.
+
+ Returns 1 ("may match") for: a NULL policy; a NULL `contents` or `key` with a length above 0;
+ a length above `PTRDIFF_MAX`. A NULL `contents` or `key` with length 0 is empty.
+
+ # Threads
+ Any number of threads may call it at once, with one policy and block too.
+
+ # Safety
+ A non-NULL `contents` and `key` must point to their length in readable bytes; `policy` must
+ be NULL or a live policy from this library.
+ */
+uint8_t leveldb_filterblock_key_may_match(const leveldb_filterpolicy_t *policy,
+                                          const char *contents,
+                                          size_t contents_length,
+                                          uint64_t block_offset,
+                                          const char *key,
+                                          size_t key_length);
+
+/*
+ `leveldb_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
+ filter block, in one call: `results[i]` (0 or 1) is its answer for the key of
+ `key_lengths[i]` bytes at `keys[i]` in the data block at `block_offsets[i]`, bad input
+ included. Each run of keys of one filter, as they come, is tested together: with the bloom
+ policy, keys in block order (as sorted keys lie in a table) are much faster than a loop of
+ single queries; keys in random order are as fast as that loop.
+
+ - NULL `results`, or `num_keys` 0 or above `PTRDIFF_MAX / 8`: nothing is written.
+ - NULL policy; NULL `block_offsets`, `keys` or `key_lengths`; NULL `contents` with
+   `contents_length > 0`; memory running out: every result is 1.
+ - A NULL key with a length above 0: its result is 1. A NULL key with length 0 is empty.
+
+ Every result is set to 1 before any work, so not even an internal failure yields a false
+ negative.
+
+ # Threads
+ Any number of threads may call it at once, with one policy and block too, each with its own
+ `results`.
+
+ # Safety
+ A non-NULL `results` must have `num_keys` writable bytes; non-NULL `block_offsets`, `keys`
+ and `key_lengths` must hold `num_keys` entries, each non-NULL key its length in readable
+ bytes; a non-NULL `contents` must point to `contents_length` readable bytes; `policy` must be
+ NULL or a live policy from this library.
+ */
+void leveldb_filterblock_key_may_match_batch(const leveldb_filterpolicy_t *policy,
+                                             const char *contents,
+                                             size_t contents_length,
+                                             const uint64_t *block_offsets,
+                                             const char *const *keys,
+                                             const size_t *key_lengths,
+                                             size_t num_keys,
+                                             uint8_t *results);
 
 /*
  Creates leveldb's built-in bloom filter policy, as `leveldb_filterpolicy_create_bloom` in

@@ -12,8 +12,10 @@
 //! ```
 
 // The layers, each importing only from those below it (tests/layers.rs checks this).
-// The proof that code has no path to a panic, and leveldb's filter format.
+// The proof that code has no path to a panic.
 mod cannot_panic;
+// leveldb's filter format, and its filter block's.
+mod block_format;
 mod format;
 // leveldb's hash, and the scalar filter every kernel is tested against.
 pub mod hash;
@@ -26,6 +28,7 @@ mod dispatch;
 mod bulk;
 mod no_unwind;
 // The Rust API.
+mod filter_block;
 mod policy;
 // The C ABI.
 pub mod ffi;
@@ -33,6 +36,9 @@ pub mod ffi;
 #[cfg(test)]
 mod path_tests;
 
+pub use filter_block::{
+    BlockKeys, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+};
 pub use format::POLICY_NAME;
 pub use policy::{BloomPolicy, isa, key_may_match, key_may_match_batch};
 

@@ -13,6 +13,7 @@ use leveldb_bloom_test_support::{trial, trials};
 fn main() {
     trials::run(vec![
         trial!(vectors_through_c_abi),
+        trial!(filter_blocks_through_c_abi),
         trial!(core_abi_bad_input),
         trial!(batch_query_through_c_abi),
         trial!(bad_input_through_c_abi),
@@ -25,6 +26,11 @@ fn main() {
         trial!(readme_c_examples_compile_and_run),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
+        trial!(
+            filter_block_benchmark_against_leveldb_checks_pass,
+            Leveldb,
+            LeveldbSource
+        ),
         trial!(single_query_ab_tool_checks_pass),
         trial!(native_static_libs_are_pinned),
     ]);
@@ -48,6 +54,11 @@ fn build_and_run_both(source: &str) {
 
 fn vectors_through_c_abi() {
     build_and_run_both("c_tests/test_vectors.c");
+}
+
+/// Filter blocks: leveldb's vectors through the C ABI, and every bad-input row.
+fn filter_blocks_through_c_abi() {
+    build_and_run_both("c_tests/test_filterblock.c");
 }
 
 fn core_abi_bad_input() {
@@ -193,6 +204,13 @@ fn committed_vectors_regenerate_from_leveldb() {
 /// byte-for-byte checks of every filter and answer must pass. Nothing is timed here.
 fn benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb.cc");
+}
+
+/// The filter block benchmark against leveldb's own FilterBlockBuilder and FilterBlockReader
+/// (`cargo bench --bench vs_leveldb_filterblock`) at tiny sizes, once: its byte-for-byte checks
+/// of the block and its answer checks must pass. Nothing is timed here.
+fn filter_block_benchmark_against_leveldb_checks_pass() {
+    build_and_run_both("benches/vs_leveldb_filterblock.cc");
 }
 
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against

@@ -8,10 +8,12 @@ use std::path::Path;
 /// The layers, lowest first: a module's layer is that of its longest prefix listed here. A file
 /// under none of them fails the test, so that a new module is placed on purpose.
 const LAYERS: &[(&str, u8)] = &[
-    // leveldb's filter format: constants, a filter's framing.
+    // leveldb's filter format: constants, a filter's framing; a filter block's layout.
     ("format", 0),
     // The proof that code has no path to a panic.
     ("cannot_panic", 0),
+    // A filter block's layout.
+    ("block_format", 0),
     // leveldb's hash, and the scalar filter every kernel is tested against.
     ("hash", 1),
     ("scalar", 1),
@@ -24,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("no_unwind", 4),
     // The Rust API.
     ("policy", 5),
+    ("filter_block", 5),
     // The C ABI.
     ("ffi", 6),
     // Tests of every path through every layer.

@@ -10,7 +10,6 @@
 //! runs, so a second run only rebuilds what changed.
 
 mod cmake_support;
-mod tables;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -19,8 +18,8 @@ use std::sync::{Mutex, OnceLock};
 
 use cmake_support::run;
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
 use leveldb_bloom_test_support::{trial, trials};
-use tables::{has_bloom_filter, tables};
 
 fn main() {
     trials::run(vec![

@@ -52,6 +52,7 @@ fn runnable(budget: Budget) -> Vec<Program> {
     programs(budget)
         .into_iter()
         .filter(|p| !p.needs_leveldb || Tool::Leveldb.is_present())
+        .filter(|p| !p.needs_leveldb_src || Tool::LeveldbSource.is_present())
         .filter(|p| !p.limits_address_space)
         .collect()
 }

@@ -18,7 +18,6 @@
 
 mod asan;
 mod cmake_support;
-mod tables;
 
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
@@ -28,8 +27,8 @@ use std::sync::{Mutex, OnceLock};
 
 use cmake_support::{cmake_build, run};
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
 use leveldb_bloom_test_support::{trial, trials};
-use tables::{has_bloom_filter, tables};
 
 fn main() {
     trials::run(vec![

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use leveldb_bloom_fuzz::Writer;
+use leveldb_bloom_test_support::filterblock_vectors;
 use leveldb_bloom_test_support::vectors::for_each_record;
 
 /// Key sets larger than this (and keys beyond it in a seed) make slow inputs, not new paths.
@@ -74,6 +75,39 @@ fn c_api_script(bits: i32, keys: &[Vec<u8>], shape: u8) -> Writer {
     seed
 }
 
+/// A filter_block script (see `leveldb_bloom_fuzz::filter_block::run`) making `calls`, then
+/// `contents` as the raw block; None if the calls do not fit the script.
+fn filter_block_script(
+    bits: u32,
+    calls: &[filterblock_vectors::Call],
+    contents: &[u8],
+) -> Option<Writer> {
+    use filterblock_vectors::Call;
+    let mut seed = Writer::default();
+    seed.u8(u8::try_from(bits).ok().filter(|&b| b <= 50)?)
+        .u8(u8::try_from(calls.len()).ok().filter(|&n| n <= 64)?);
+    let mut last = 0u64;
+    for call in calls {
+        match call {
+            Call::StartBlock(offset) if *offset >= last => {
+                seed.u8(0).u16(u16::try_from(offset - last).ok()?);
+                last = *offset;
+            }
+            Call::StartBlock(offset) => {
+                seed.u8(2).u16(u16::try_from(last - offset).ok()?);
+                last = *offset;
+            }
+            Call::AddKey(key) => {
+                seed.u8(3).bytes(key);
+            }
+        }
+    }
+    // No corruption, then the block itself as the raw contents.
+    seed.u16(0).u8(0);
+    seed.0.extend_from_slice(contents);
+    (seed.0.len() <= MAX_SEED_BYTES).then_some(seed)
+}
+
 fn main() {
     let fuzz_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let seeds = |target: &str| -> PathBuf {
@@ -83,10 +117,11 @@ fn main() {
         std::fs::create_dir_all(&dir).expect("seed folder created");
         dir
     };
-    let (build_dir, match_dir, c_api_dir) = (
+    let (build_dir, match_dir, c_api_dir, block_dir) = (
         seeds("build_filter"),
         seeds("key_may_match"),
         seeds("c_api"),
+        seeds("filter_block"),
     );
 
     let mut set = 0;
@@ -124,6 +159,20 @@ fn main() {
             seed.u16(bits as u16);
             push_keys(&mut seed, record.keys);
             write(&build_dir, format!("set{set}-bits{bits}"), &seed);
+        }
+    });
+
+    // filter_block: each bloom build record's calls as a script, then its block as the raw
+    // contents; those with offsets past the target's limit are left out.
+    let mut index = 0;
+    filterblock_vectors::for_each_record(|record| {
+        index += 1;
+        let (filterblock_vectors::Policy::Bloom(bits), Some(calls)) = (record.policy, record.calls)
+        else {
+            return;
+        };
+        if let Some(seed) = filter_block_script(bits, calls, &record.block) {
+            write(&block_dir, format!("build{index}-bits{bits}"), &seed);
         }
     });
 

@@ -13,6 +13,7 @@ use leveldb_bloom::ffi::{
 use leveldb_bloom::{BloomPolicy, key_may_match, key_may_match_batch, scalar};
 
 pub mod c_api;
+pub mod filter_block;
 #[cfg(has_leveldb)]
 mod leveldb;
 
@@ -62,6 +63,11 @@ impl<'a> Reader<'a> {
     pub fn bytes(&mut self) -> &'a [u8] {
         let len = self.u16();
         self.take(len.into())
+    }
+
+    /// Everything not read yet.
+    pub fn rest(&mut self) -> &'a [u8] {
+        self.take(self.0.len())
     }
 }
 
@@ -136,7 +142,10 @@ pub fn builders() -> Vec<(&'static str, Build)> {
 #[must_use]
 pub fn matchers() -> Vec<(&'static str, Match)> {
     let mut list: Vec<(&'static str, Match)> = vec![
-        ("scalar oracle (scalar::key_may_match)", scalar::key_may_match),
+        (
+            "scalar oracle (scalar::key_may_match)",
+            scalar::key_may_match,
+        ),
         ("key_may_match", key_may_match),
         ("key_may_match_batch", |key, filter| {
             let mut result = [false];

@@ -80,6 +80,34 @@ pub(crate) unsafe fn query_bytes<'a>(
     }
 }
 
+/// The `num_keys` results of a C batch query, each set to 1 ("may match") before any work, so
+/// that nothing, not even an internal failure, leaves a false negative. `None`, with nothing
+/// written, for a NULL `results`, no keys, or more keys than an array of pointers can hold
+/// (past `isize::MAX / 8`).
+///
+/// # Safety
+/// A non-NULL `results` must have `num_keys` writable bytes that outlive `'a`.
+#[cfg(feature = "leveldb-c-api")]
+pub(crate) unsafe fn batch_results<'a>(results: *mut u8, num_keys: usize) -> Option<&'a mut [u8]> {
+    if results.is_null() || num_keys == 0 || num_keys > isize::MAX as usize / 8 {
+        return None;
+    }
+    // SAFETY: checked non-NULL; `num_keys` writable bytes per the contract.
+    let results = unsafe { std::slice::from_raw_parts_mut(results, num_keys) };
+    results.fill(1);
+    Some(results)
+}
+
+/// `results` as the answers they hold, for the batch queries to write.
+///
+/// # Safety
+/// Every byte of `results` must be 0 or 1, valid bools; only bools are written through the view.
+#[cfg(feature = "leveldb-c-api")]
+pub(crate) unsafe fn as_answers(results: &mut [u8]) -> &mut [bool] {
+    // SAFETY: per the contract; bool has the size and alignment of u8.
+    unsafe { &mut *(std::ptr::from_mut(results) as *mut [bool]) }
+}
+
 /// The policy `NewBloomFilterPolicy(bits_per_key)` makes; `None` for a negative `bits_per_key`.
 pub(crate) fn policy_for_bits(bits_per_key: c_int) -> Option<BloomPolicy> {
     u32::try_from(bits_per_key).ok().map(BloomPolicy::new)

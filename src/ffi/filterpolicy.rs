@@ -80,19 +80,26 @@ impl Drop for CustomPolicy {
     }
 }
 
-/// Moves a policy to the heap, returning NULL instead of aborting when allocation fails.
-fn into_raw(kind: PolicyKind) -> *mut leveldb_filterpolicy_t {
-    let layout = Layout::new::<leveldb_filterpolicy_t>();
-    // SAFETY: the layout has a non-zero size.
-    let raw = unsafe { alloc(layout) }.cast::<leveldb_filterpolicy_t>();
+/// Moves an object C will own (a policy, a filter block builder) to the heap, returning NULL
+/// instead of aborting when allocation fails.
+pub(crate) fn into_raw<T>(value: T) -> *mut T {
+    const {
+        assert!(
+            size_of::<T>() > 0,
+            "only objects with a size are handed to C"
+        )
+    };
+    let layout = Layout::new::<T>();
+    // SAFETY: the layout has a non-zero size (checked at compile time).
+    let raw = unsafe { alloc(layout) }.cast::<T>();
     if raw.is_null() {
         // Whoever gets NULL still owns what they passed in: a custom destructor must not run.
-        std::mem::forget(kind);
+        std::mem::forget(value);
         return ptr::null_mut();
     }
-    // SAFETY: `raw` is fresh, aligned memory for one policy, later freed by `Box::from_raw` with
-    // the same global allocator and layout.
-    unsafe { raw.write(leveldb_filterpolicy_t { kind }) };
+    // SAFETY: `raw` is fresh, aligned memory for one T, later freed by `Box::from_raw` with the
+    // same global allocator and layout.
+    unsafe { raw.write(value) };
     raw
 }
 
@@ -113,7 +120,9 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
 ) -> *mut leveldb_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
         match policy_for_bits(bits_per_key) {
-            Some(bloom) => into_raw(PolicyKind::Bloom(bloom)),
+            Some(bloom) => into_raw(leveldb_filterpolicy_t {
+                kind: PolicyKind::Bloom(bloom),
+            }),
             None => ptr::null_mut(),
         }
     })
@@ -143,13 +152,15 @@ pub extern "C" fn leveldb_filterpolicy_create(
         if create_filter.is_none() || key_may_match.is_none() || name.is_none() {
             return ptr::null_mut();
         }
-        into_raw(PolicyKind::Custom(CustomPolicy {
-            state,
-            destructor,
-            create_filter,
-            key_may_match,
-            name,
-        }))
+        into_raw(leveldb_filterpolicy_t {
+            kind: PolicyKind::Custom(CustomPolicy {
+                state,
+                destructor,
+                create_filter,
+                key_may_match,
+                name,
+            }),
+        })
     })
 }
 

@@ -1,11 +1,10 @@
 //! `leveldb_filterpolicy_key_may_match` and its batch form.
 
 use std::ffi::c_char;
-use std::ptr;
 
 use crate::bulk;
 use crate::dispatch::Isa;
-use crate::ffi::checks::{borrow_bytes, can_borrow, query_bytes};
+use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
 use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
@@ -119,13 +118,10 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
     results: *mut u8,
 ) {
     ffi_boundary!((), {
-        if results.is_null() || num_keys == 0 || num_keys > isize::MAX as usize / 8 {
-            // Past isize::MAX / 8 no array of pointers can hold num_keys entries.
+        // SAFETY: per the contract.
+        let Some(results) = (unsafe { batch_results(results, num_keys) }) else {
             return;
-        }
-        // SAFETY: checked non-NULL; `num_keys` writable bytes per the contract.
-        let results = unsafe { std::slice::from_raw_parts_mut(results, num_keys) };
-        results.fill(1);
+        };
         // SAFETY: per the contract.
         let Some(policy) = (unsafe { policy.as_ref() }) else {
             return;
@@ -153,9 +149,8 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
                 };
                 // SAFETY: per the contract on each key.
                 let mut key_arrays = unsafe { KeyArrays::new(isa, entries) };
-                // SAFETY: every byte of `results` is 1, a valid bool, and only bools are written
-                // through the view.
-                let answers = unsafe { &mut *(ptr::from_mut(results) as *mut [bool]) };
+                // SAFETY: every byte of `results` is 1.
+                let answers = unsafe { as_answers(results) };
                 bulk::may_match_batch(isa, &mut key_arrays, filter, answers);
                 // A key that cannot exist was hashed as the empty key, or not read at all (a
                 // filter that answers every key alike): its answer is 1.
@@ -181,6 +176,8 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
 
 #[cfg(test)]
 mod tests {
+    use std::ptr;
+
     use super::*;
     use crate::ffi::filterpolicy::{
         leveldb_filterpolicy_create_bloom, leveldb_filterpolicy_destroy, leveldb_free,

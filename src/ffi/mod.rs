@@ -12,6 +12,8 @@
 mod checks;
 mod extensions;
 #[cfg(feature = "leveldb-c-api")]
+mod filterblock;
+#[cfg(feature = "leveldb-c-api")]
 mod filterpolicy;
 #[cfg(feature = "leveldb-c-api")]
 mod filterpolicy_create_filter;
@@ -22,6 +24,13 @@ pub(crate) mod key_arrays;
 pub use extensions::{
     leveldb_bloom_fill_filter, leveldb_bloom_filter_length, leveldb_bloom_isa,
     leveldb_bloom_key_may_match, leveldb_bloom_policy_name, leveldb_bloom_version,
+};
+#[cfg(feature = "leveldb-c-api")]
+pub use filterblock::{
+    leveldb_filterblock_builder_add_key, leveldb_filterblock_builder_create,
+    leveldb_filterblock_builder_destroy, leveldb_filterblock_builder_finish,
+    leveldb_filterblock_builder_start_block, leveldb_filterblock_builder_t,
+    leveldb_filterblock_key_may_match, leveldb_filterblock_key_may_match_batch,
 };
 #[cfg(feature = "leveldb-c-api")]
 pub use filterpolicy::{

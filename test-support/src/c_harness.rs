@@ -29,6 +29,8 @@ pub struct Program {
     pub libs: &'static [&'static str],
     /// Uses the system leveldb's headers or library.
     pub needs_leveldb: bool,
+    /// Uses leveldb's internal headers, from the source tree LEVELDB_BLOOM_LEVELDB_SRC names.
+    pub needs_leveldb_src: bool,
     /// Limits its own address space (RLIMIT_AS) to make malloc fail, which AddressSanitizer's
     /// terabytes of shadow mappings cannot live with.
     pub limits_address_space: bool,
@@ -41,6 +43,7 @@ impl Program {
             args: Vec::new(),
             libs: &[],
             needs_leveldb: false,
+            needs_leveldb_src: false,
             limits_address_space: false,
         }
     }
@@ -97,6 +100,10 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             args: vec![root().join("vectors").display().to_string()],
             ..Program::new("c_tests/test_batch.c")
         },
+        Program {
+            args: vec![root().join("vectors").display().to_string()],
+            ..Program::new("c_tests/test_filterblock.c")
+        },
         Program::new("c_tests/test_core_abi.c"),
         Program::new("c_tests/test_bad_input.c"),
         Program::new("c_tests/test_custom_policy.c"),
@@ -124,6 +131,15 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         vs_leveldb(&[]),
         vs_leveldb(&["--key-len=7"]),
         vs_leveldb(&["--key-len=16", "--heap-keys", "--isa=all"]),
+        // The filter block benchmark against leveldb's own classes at tiny sizes: its byte and
+        // answer checks, nothing timed.
+        Program {
+            args: vec!["--smoke".into()],
+            libs: &["-l:libleveldb.a", "-lsnappy"],
+            needs_leveldb: true,
+            needs_leveldb_src: true,
+            ..Program::new("benches/vs_leveldb_filterblock.cc")
+        },
         // The single-query A/B tool at tiny sizes, the built library against itself: its answer
         // check and its cleanup, nothing timed; with hot keys of 16 to 24 bytes, then streaming
         // keys of one length, under 8 bytes; then batch queries in chunks of an odd size, hot
@@ -174,10 +190,15 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
         })
         .arg("-D_GNU_SOURCE")
         .arg(format!("-I{}", root().join("include").display()))
-        .arg(format!("-I{}", root().join("c_tests").display()))
-        .arg(&source)
-        .arg("-o")
-        .arg(&out);
+        .arg(format!("-I{}", root().join("c_tests").display()));
+    if program.needs_leveldb_src {
+        let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
+            .map(PathBuf::from)
+            .expect("LEVELDB_BLOOM_LEVELDB_SRC: a leveldb source tree");
+        cmd.arg(format!("-I{}", src.display()))
+            .arg(format!("-I{}", src.join("include").display()));
+    }
+    cmd.arg(&source).arg("-o").arg(&out);
     let lib_dir = lib_dir();
     // Anything else linked (leveldb) goes after us, so our symbols win where names are shared.
     match link {

@@ -3,7 +3,9 @@
 //! which tools this machine has for the tests that need one, decided when the tests run.
 
 pub mod c_harness;
+pub mod filterblock_vectors;
 pub mod paths;
+pub mod tables;
 pub mod tools;
 pub mod trials;
 pub mod vectors;

@@ -53,6 +53,58 @@ def read_vectors(name: str) -> Iterator[Record]:
             raise ValueError(f"{name}: unknown record {line[:80]!r}")
 
 
+class BlockRecord(NamedTuple):
+    """One `build` or `read` record of vectors/filterblock.txt, with the calls and queries in
+    force."""
+
+    policy: str  # "bloom:BPK" or "custom"
+    calls: list[tuple[str, int | bytes]] | None  # ("start", offset) / ("key", key); None: `read`
+    block: bytes
+    queries: list[tuple[int, bytes]]
+    answers: list[bool]
+
+
+def _unhex_runs(field: str) -> bytes:
+    """A filterblock.txt hex field: parts joined by '.', each hex or COUNTxHEX (repeated)."""
+    if field == "-":
+        return b""
+    parts = []
+    for part in field.split("."):
+        count, _, digits = part.rpartition("x")
+        parts.append(bytes.fromhex(digits) * (int(count) if count else 1))
+    return b"".join(parts)
+
+
+def read_filterblock_vectors() -> Iterator[BlockRecord]:
+    lines = iter((VECTORS / "filterblock.txt").read_text(encoding="ascii").split("\n"))
+    assert next(lines) == "leveldb-bloom filter block vectors v1"
+    calls: list[tuple[str, int | bytes]] = []
+    queries: list[tuple[int, bytes]] = []
+    for line in lines:
+        if not line or line.startswith("#"):
+            continue
+        kind, *fields = line.split(" ")
+        if kind == "calls":
+            calls = []
+            for _ in range(int(fields[0])):
+                call, argument = next(lines).split(" ")
+                calls.append((call, int(argument) if call == "start" else _unhex_runs(argument)))
+        elif kind == "queries":
+            queries = []
+            for _ in range(int(fields[0])):
+                offset, key = next(lines).split(" ")
+                queries.append((int(offset), _unhex_runs(key)))
+        elif kind in ("build", "read"):
+            policy, block, answers = fields
+            answers = [] if answers == "-" else [answer == "1" for answer in answers]
+            assert len(answers) == len(queries), line[:80]
+            yield BlockRecord(
+                policy, calls if kind == "build" else None, _unhex_runs(block), queries, answers
+            )
+        else:
+            raise ValueError(f"filterblock.txt: unknown record {line[:80]!r}")
+
+
 @pytest.fixture
 def lib() -> _native.Library:
     return _native.library()

@@ -37,6 +37,9 @@ def growth(cycle, cycles: int = CYCLES) -> int:
     for i in range(cycles // 10):  # warm-up: let every cache reach its steady size
         cycle(i)
     gc.collect()
+    # Free heap pages back to the system: earlier tests' large buffers leave glibc holding
+    # megabytes of free heap, which a leak would fill without growing RSS.
+    ctypes.CDLL(None).malloc_trim(0)
     before = rss()
     for i in range(cycles):
         cycle(i)

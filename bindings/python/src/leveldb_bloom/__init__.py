@@ -16,6 +16,17 @@ A policy is immutable, so any number of threads may use one at once (ctypes rele
 during each C call). ``close()`` (or leaving a ``with`` block, or the object being garbage
 collected) frees it; calls already running finish first, later ones raise ValueError.
 
+A table's filter block (leveldb's ``table/filter_block.cc``: one filter per 2 KB of data-block
+offsets) is built by ``FilterBlockBuilder`` and read by ``FilterBlockReader``, as leveldb 1.23's:
+
+    >>> with BloomFilterPolicy(10) as policy:
+    ...     builder = FilterBlockBuilder(policy)
+    ...     builder.start_block(0)
+    ...     builder.add_key(b"apple")
+    ...     block = builder.finish()
+    ...     FilterBlockReader(policy, block).key_may_match(0, b"apple")
+    True
+
 The shared library is looked for as ``leveldb_bloom._native`` describes: ``LEVELDB_BLOOM_LIBRARY``
 if set, else the copy ``pip install`` built into the package, else a system-installed one, else
 cargo's build output in the checkout.
@@ -32,7 +43,15 @@ from typing import Union
 from . import _native
 from ._native import LibraryNotFoundError
 
-__all__ = ["BloomFilterPolicy", "LibraryNotFoundError", "__version__", "isa", "library_version"]
+__all__ = [
+    "BloomFilterPolicy",
+    "FilterBlockBuilder",
+    "FilterBlockReader",
+    "LibraryNotFoundError",
+    "__version__",
+    "isa",
+    "library_version",
+]
 
 __version__ = _native.package_version()
 
@@ -235,3 +254,166 @@ class BloomFilterPolicy:
             return [bool(result) for result in results]
         finally:
             self._release()
+
+
+#: The block offsets each filter of a filter block covers: leveldb's ``kFilterBase``.
+FILTER_BASE = 2048
+
+_UINT64_MAX = 2**64 - 1
+
+
+def _block_offset(block_offset: int) -> int:
+    block_offset = operator.index(block_offset)  # TypeError for float, str, ...
+    if not 0 <= block_offset <= _UINT64_MAX:
+        raise ValueError(f"a block offset must be in 0..2**64-1, not {block_offset}")
+    return block_offset
+
+
+def _filter_block_library(policy: BloomFilterPolicy) -> _native.Library:
+    if not isinstance(policy, BloomFilterPolicy):
+        raise TypeError(f"policy must be a BloomFilterPolicy, not {type(policy).__name__}")
+    lib = policy._lib
+    if lib.filterblock_builder_create is None or lib.filterblock_key_may_match_batch is None:
+        raise RuntimeError(f"{lib.path} has no filter blocks (leveldb_filterblock_*): it is older")
+    return lib
+
+
+class FilterBlockBuilder:
+    """leveldb's ``FilterBlockBuilder``: ``(start_block add_key*)* finish`` gives the filter block
+    leveldb 1.23 writes for the same calls, byte for byte. ``finish()`` ends it; ``close()`` (or
+    leaving a ``with`` block) drops it unfinished. Until then it keeps its policy open. Calls on
+    one builder from several threads run one at a time."""
+
+    def __init__(self, policy: BloomFilterPolicy):
+        self._lock = threading.Lock()
+        self._handle: _native.BuilderPointer | None = None
+        self._policy: BloomFilterPolicy | None = None
+        self._lib = _filter_block_library(policy)
+        # A user of the policy for the builder's whole life: the C builder points to it.
+        policy_handle = policy._acquire()
+        handle = self._lib.filterblock_builder_create(policy_handle)
+        if not handle:
+            policy._release()
+            raise MemoryError("leveldb_filterblock_builder_create returned NULL")
+        self._handle, self._policy = handle, policy
+        # Filters built so far: a block offset in an earlier 2 KB range is refused.
+        self._filters = 0
+
+    def _live(self) -> _native.BuilderPointer:
+        if self._handle is None:
+            raise ValueError("FilterBlockBuilder is finished or closed")
+        return self._handle
+
+    def start_block(self, block_offset: int) -> None:
+        """The data block at ``block_offset`` starts: the filters of the 2 KB ranges before it are
+        built. ValueError for an offset in an earlier 2 KB range than the previous block's."""
+        block_offset = _block_offset(block_offset)
+        with self._lock:
+            handle = self._live()
+            if block_offset // FILTER_BASE < self._filters:
+                raise ValueError(
+                    f"block offset {block_offset} is in an earlier 2 KB range than the "
+                    "previous block's"
+                )
+            if not self._lib.filterblock_builder_start_block(handle, block_offset):
+                raise MemoryError(f"no memory for the filters up to block offset {block_offset}")
+            self._filters = block_offset // FILTER_BASE
+
+    def add_key(self, key: BytesLike) -> None:
+        """Adds a key of the current data block (copied)."""
+        data, length = _c_bytes(key, "key")
+        with self._lock:
+            if not self._lib.filterblock_builder_add_key(self._live(), data, length):
+                raise MemoryError("no memory for the key, or more than 2**31-1 keys in one filter")
+
+    def finish(self) -> bytes:
+        """The block: the last filter, the offset of each filter, the array's offset, the base lg.
+        The builder is finished then: every later call raises ValueError."""
+        with self._lock:
+            handle = self._live()
+            length = ctypes.c_size_t()
+            block = self._lib.filterblock_builder_finish(handle, ctypes.byref(length))
+            if not block:
+                raise MemoryError("no memory for the filter block")
+            try:
+                return ctypes.string_at(block, length.value)
+            finally:
+                self._lib.free(block)
+                self._close_locked()
+
+    def _close_locked(self) -> None:
+        if self._handle is not None:
+            self._lib.filterblock_builder_destroy(self._handle)
+            self._handle = None
+        if self._policy is not None:
+            self._policy._release()
+            self._policy = None
+
+    def close(self) -> None:
+        """Drops the builder, finished or not. Calling it again does nothing."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # __init__ failed before anything was allocated
+            return
+        with lock:
+            self._close_locked()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __enter__(self) -> FilterBlockBuilder:  # noqa: PYI034 (typing.Self is 3.11+)
+        self._live()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class FilterBlockReader:
+    """leveldb's ``FilterBlockReader``: ``KeyMayMatch(block_offset, key)`` on a filter block,
+    answered exactly as leveldb 1.23 answers for any bytes (errors are potential matches). The
+    policy tests each filter; it must be open at each call. Holds a copy of ``contents``."""
+
+    def __init__(self, policy: BloomFilterPolicy, contents: BytesLike):
+        self._lib = _filter_block_library(policy)
+        _c_bytes(contents, "contents")  # TypeError for anything else
+        self._policy = policy
+        self._contents = bytes(contents)
+
+    def key_may_match(self, block_offset: int, key: BytesLike) -> bool:
+        """False only if ``key`` is certainly not in the data block at ``block_offset``."""
+        block_offset = _block_offset(block_offset)
+        data, length = _c_bytes(key, "key")
+        contents = self._contents
+        handle = self._policy._acquire()
+        try:
+            return bool(
+                self._lib.filterblock_key_may_match(
+                    handle, contents, len(contents), block_offset, data, length
+                )
+            )
+        finally:
+            self._policy._release()
+
+    def key_may_match_many(
+        self, block_offsets: Sequence[int], keys: Sequence[BytesLike]
+    ) -> list[bool]:
+        """``[key_may_match(o, k) for o, k in zip(block_offsets, keys)]`` in one C call, the keys
+        of each filter tested together."""
+        offsets = [_block_offset(offset) for offset in block_offsets]
+        c_keys = _c_keys(keys)
+        if len(offsets) != len(c_keys):
+            raise ValueError(f"{len(offsets)} block offsets for {len(c_keys)} keys")
+        if not c_keys:
+            return []
+        pointers, lengths = _c_key_arrays(c_keys)
+        c_offsets = (ctypes.c_uint64 * len(offsets))(*offsets)
+        results = (ctypes.c_uint8 * len(c_keys))()
+        contents = self._contents
+        handle = self._policy._acquire()
+        try:
+            self._lib.filterblock_key_may_match_batch(
+                handle, contents, len(contents), c_offsets, pointers, lengths, len(c_keys), results
+            )
+        finally:
+            self._policy._release()
+        return [bool(result) for result in results]

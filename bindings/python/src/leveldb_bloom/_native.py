@@ -165,6 +165,13 @@ class _Policy(ctypes.Structure):
 
 PolicyPointer = ctypes.POINTER(_Policy)
 
+
+class _FilterBlockBuilder(ctypes.Structure):
+    """leveldb_filterblock_builder_t, opaque: only ever handled through a pointer."""
+
+
+BuilderPointer = ctypes.POINTER(_FilterBlockBuilder)
+
 _c_char_p, _c_size_t = ctypes.c_char_p, ctypes.c_size_t
 _KeyArrays = [ctypes.POINTER(_c_char_p), ctypes.POINTER(_c_size_t)]
 
@@ -211,6 +218,65 @@ PROTOTYPES = (
             *_KeyArrays,
             _c_size_t,
             _c_char_p,
+            _c_size_t,
+            ctypes.POINTER(ctypes.c_uint8),
+        ],
+        optional=True,
+    ),
+    # Filter blocks, newer than the rest: an older library lacks them.
+    Prototype(
+        "filterblock_builder_create",
+        "leveldb_filterblock_builder_create",
+        BuilderPointer,
+        [PolicyPointer],
+        optional=True,
+    ),
+    Prototype(
+        "filterblock_builder_destroy",
+        "leveldb_filterblock_builder_destroy",
+        None,
+        [BuilderPointer],
+        optional=True,
+    ),
+    Prototype(
+        "filterblock_builder_start_block",
+        "leveldb_filterblock_builder_start_block",
+        ctypes.c_uint8,
+        [BuilderPointer, ctypes.c_uint64],
+        optional=True,
+    ),
+    Prototype(
+        "filterblock_builder_add_key",
+        "leveldb_filterblock_builder_add_key",
+        ctypes.c_uint8,
+        [BuilderPointer, _c_char_p, _c_size_t],
+        optional=True,
+    ),
+    # A void pointer, as create_filter's: the block is bytes to copy, then free.
+    Prototype(
+        "filterblock_builder_finish",
+        "leveldb_filterblock_builder_finish",
+        ctypes.c_void_p,
+        [BuilderPointer, ctypes.POINTER(_c_size_t)],
+        optional=True,
+    ),
+    Prototype(
+        "filterblock_key_may_match",
+        "leveldb_filterblock_key_may_match",
+        ctypes.c_uint8,
+        [PolicyPointer, _c_char_p, _c_size_t, ctypes.c_uint64, _c_char_p, _c_size_t],
+        optional=True,
+    ),
+    Prototype(
+        "filterblock_key_may_match_batch",
+        "leveldb_filterblock_key_may_match_batch",
+        None,
+        [
+            PolicyPointer,
+            _c_char_p,
+            _c_size_t,
+            ctypes.POINTER(ctypes.c_uint64),
+            *_KeyArrays,
             _c_size_t,
             ctypes.POINTER(ctypes.c_uint8),
         ],

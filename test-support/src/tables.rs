@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// What a filter block is recorded under in a table's metaindex.
-const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
+pub const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
 
 /// The .ldb files of a database, by name, with their bytes.
 pub fn tables(db: &Path) -> Vec<(String, Vec<u8>)> {
