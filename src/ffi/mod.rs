@@ -14,6 +14,10 @@ mod extensions;
 #[cfg(feature = "leveldb-c-api")]
 mod filterblock;
 #[cfg(feature = "leveldb-c-api")]
+mod filterblock_builder;
+#[cfg(feature = "leveldb-c-api")]
+mod filterblock_reader;
+#[cfg(feature = "leveldb-c-api")]
 mod filterpolicy;
 #[cfg(feature = "leveldb-c-api")]
 mod filterpolicy_create_filter;
@@ -26,10 +30,13 @@ pub use extensions::{
     leveldb_bloom_key_may_match, leveldb_bloom_policy_name, leveldb_bloom_version,
 };
 #[cfg(feature = "leveldb-c-api")]
-pub use filterblock::{
+pub use filterblock_builder::{
     leveldb_filterblock_builder_add_key, leveldb_filterblock_builder_create,
     leveldb_filterblock_builder_destroy, leveldb_filterblock_builder_finish,
     leveldb_filterblock_builder_start_block, leveldb_filterblock_builder_t,
+};
+#[cfg(feature = "leveldb-c-api")]
+pub use filterblock_reader::{
     leveldb_filterblock_key_may_match, leveldb_filterblock_key_may_match_batch,
 };
 #[cfg(feature = "leveldb-c-api")]

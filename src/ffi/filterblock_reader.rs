@@ -1,0 +1,147 @@
+//! leveldb's `FilterBlockReader` through the C API: `leveldb_filterblock_key_may_match` and its
+//! batch form.
+
+use std::ffi::c_char;
+
+use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow};
+use crate::ffi::filterpolicy::leveldb_filterpolicy_t;
+use crate::filter_block::FilterBlockReader;
+use crate::no_unwind::ffi_boundary;
+
+/// leveldb's `FilterBlockReader(policy, contents).KeyMayMatch(block_offset, key)`: whether the
+/// key of `key_length` bytes at `key` may be in the data block at `block_offset`, by the filter
+/// block of `contents_length` bytes at `contents`; 0 only if its filter says it certainly is
+/// not. The answer equals leveldb 1.23's for any contents, corrupt ones included (errors are
+/// potential matches; an empty filter range matches nothing). `policy` tests the filter: the
+/// bloom policy as leveldb's, a custom policy by its `key_may_match` callback.
+///
+/// Returns 1 ("may match") for: a NULL policy; a NULL `contents` or `key` with a length above 0;
+/// a length above `PTRDIFF_MAX`. A NULL `contents` or `key` with length 0 is empty.
+///
+/// # Threads
+/// Any number of threads may call it at once, with one policy and block too.
+///
+/// # Safety
+/// A non-NULL `contents` and `key` must point to their length in readable bytes; `policy` must
+/// be NULL or a live policy from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
+    policy: *const leveldb_filterpolicy_t,
+    contents: *const c_char,
+    contents_length: usize,
+    block_offset: u64,
+    key: *const c_char,
+    key_length: usize,
+) -> u8 {
+    ffi_boundary!(1, {
+        // SAFETY: per the contract.
+        match unsafe {
+            (
+                policy.as_ref(),
+                borrow_bytes(contents, contents_length),
+                borrow_bytes(key, key_length),
+            )
+        } {
+            (Some(policy), Some(contents), Some(key)) => FilterBlockReader::new(policy, contents)
+                .key_may_match(block_offset, key)
+                .into(),
+            _ => 1,
+        }
+    })
+}
+
+/// Keys a C batch turns into slices at a time (see docs/PERFORMANCE.md, Filter blocks).
+const KEY_WINDOW: usize = 4096;
+
+/// `leveldb_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
+/// filter block, in one call: `results[i]` (0 or 1) is its answer for the key of
+/// `key_lengths[i]` bytes at `keys[i]` in the data block at `block_offsets[i]`, bad input
+/// included. Each run of keys of one filter, as they come, is tested together: with the bloom
+/// policy, keys in block order (as sorted keys lie in a table) are much faster than a loop of
+/// single queries; keys in random order are as fast as that loop.
+///
+/// - NULL `results`, or `num_keys` 0 or above `PTRDIFF_MAX / 8`: nothing is written.
+/// - NULL policy; NULL `block_offsets`, `keys` or `key_lengths`; NULL `contents` with
+///   `contents_length > 0`; memory running out: every result is 1.
+/// - A NULL key with a length above 0: its result is 1. A NULL key with length 0 is empty.
+///
+/// Every result is set to 1 before any work, so not even an internal failure yields a false
+/// negative.
+///
+/// # Threads
+/// Any number of threads may call it at once, with one policy and block too, each with its own
+/// `results`.
+///
+/// # Safety
+/// A non-NULL `results` must have `num_keys` writable bytes; non-NULL `block_offsets`, `keys`
+/// and `key_lengths` must hold `num_keys` entries, each non-NULL key its length in readable
+/// bytes; a non-NULL `contents` must point to `contents_length` readable bytes; `policy` must be
+/// NULL or a live policy from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
+    policy: *const leveldb_filterpolicy_t,
+    contents: *const c_char,
+    contents_length: usize,
+    block_offsets: *const u64,
+    keys: *const *const c_char,
+    key_lengths: *const usize,
+    num_keys: usize,
+    results: *mut u8,
+) {
+    ffi_boundary!((), {
+        // SAFETY: per the contract.
+        let Some(results) = (unsafe { batch_results(results, num_keys) }) else {
+            return;
+        };
+        // SAFETY: per the contract.
+        let (Some(policy), Some(contents)) = (unsafe { policy.as_ref() }, unsafe {
+            borrow_bytes(contents, contents_length)
+        }) else {
+            return;
+        };
+        if block_offsets.is_null() || keys.is_null() || key_lengths.is_null() {
+            return;
+        }
+        // SAFETY: all three checked non-NULL; `num_keys` entries per the contract.
+        let (block_offsets, pointers, lengths) = unsafe {
+            (
+                std::slice::from_raw_parts(block_offsets, num_keys),
+                std::slice::from_raw_parts(keys, num_keys),
+                std::slice::from_raw_parts(key_lengths, num_keys),
+            )
+        };
+        // The keys as slices, a window at a time: a buffer that stays in cache.
+        let mut keys: Vec<&[u8]> = Vec::new();
+        if keys.try_reserve_exact(num_keys.min(KEY_WINDOW)).is_err() {
+            return;
+        }
+        let reader = FilterBlockReader::new(policy, contents);
+        for start in (0..num_keys).step_by(KEY_WINDOW) {
+            let end = num_keys.min(start + KEY_WINDOW);
+            keys.clear();
+            // A key that cannot exist is tested as the empty key, and its result set back to 1.
+            let mut any_invalid = false;
+            // SAFETY: per the contract on each key.
+            keys.extend(pointers[start..end].iter().zip(&lengths[start..end]).map(
+                |(&key, &len)| {
+                    unsafe { borrow_bytes(key, len) }.unwrap_or_else(|| {
+                        any_invalid = true;
+                        &[]
+                    })
+                },
+            ));
+            let window = &mut results[start..end];
+            // SAFETY: every byte of `window` is 1.
+            let answers = unsafe { as_answers(window) };
+            reader.key_may_match_batch(&block_offsets[start..end], &keys, answers);
+            if any_invalid {
+                let entries = pointers[start..end].iter().zip(&lengths[start..end]);
+                for ((&key, &len), result) in entries.zip(window) {
+                    if !can_borrow(key, len) {
+                        *result = 1;
+                    }
+                }
+            }
+        }
+    })
+}

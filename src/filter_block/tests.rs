@@ -1,0 +1,128 @@
+use super::*;
+use crate::block_format::Layout;
+
+fn bloom_block(calls: &[(u64, &[&[u8]])]) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
+    for &(offset, keys) in calls {
+        builder.start_block(offset).unwrap();
+        for key in keys {
+            builder.add_key(key).unwrap();
+        }
+    }
+    builder.finish().unwrap()
+}
+
+// After leveldb's filter_block_test.cc (its calls, with the bloom policy for its test one).
+#[test]
+fn empty_builder_is_the_bare_trailer() {
+    let block = FilterBlockBuilder::new(BloomPolicy::new(10))
+        .finish()
+        .unwrap();
+    assert_eq!(block, [0, 0, 0, 0, 11]);
+    let reader = FilterBlockReader::new(BloomPolicy::new(10), &block);
+    assert!(reader.key_may_match(0, b"foo"));
+    assert!(reader.key_may_match(100_000, b"foo"));
+}
+
+#[test]
+fn multi_chunk_layout_and_answers() {
+    let block = bloom_block(&[
+        (0, &[b"foo", b"bar"]),
+        (2000, &[b"box"]),
+        (3100, &[b"box"]),
+        (9000, &[b"hello"]),
+    ]);
+    let reader = FilterBlockReader::new(BloomPolicy::new(10), &block);
+    let layout = Layout::parse(&block);
+    // Filters 0 (foo, bar, box), 1 (box), 2 and 3 empty; "hello" is pending at finish: 4.
+    assert_eq!(layout.num_filters(), 5);
+    for (offset, key) in [
+        (0, &b"foo"[..]),
+        (2000, b"bar"),
+        (3100, b"box"),
+        (9000, b"hello"),
+    ] {
+        assert!(reader.key_may_match(offset, key));
+    }
+    assert!(!reader.key_may_match(4100, b"foo"));
+    assert!(!reader.key_may_match(6100, b"box"));
+    // Past the last filter: a match.
+    assert!(reader.key_may_match(20_000, b"anything"));
+}
+
+#[test]
+fn backwards_offsets_fail_and_change_nothing() {
+    let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
+    builder.start_block(5000).unwrap();
+    builder.add_key(b"a").unwrap();
+    // 4200 is in 5000's range: allowed, as leveldb allows it.
+    builder.start_block(4200).unwrap();
+    assert_eq!(
+        builder.start_block(3000),
+        Err(FilterBlockError::OffsetBackwards { block_offset: 3000 })
+    );
+    builder.start_block(7000).unwrap();
+    let block = builder.finish().unwrap();
+    assert_eq!(
+        block,
+        bloom_block(&[(5000, &[b"a"]), (4200, &[]), (7000, &[])])
+    );
+}
+
+#[test]
+fn start_block_past_memory_fails_and_changes_nothing() {
+    let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
+    builder.add_key(b"a").unwrap();
+    assert_eq!(
+        builder.start_block(u64::MAX),
+        Err(FilterBlockError::OutOfMemory)
+    );
+    assert_eq!(builder.finish().unwrap(), bloom_block(&[(0, &[b"a"])]));
+}
+
+#[test]
+fn batches_answer_as_single_queries_in_any_order() {
+    let keys: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| format!("key{i}").into_bytes())
+        .collect();
+    let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
+    for (i, key) in keys.iter().enumerate() {
+        if i % 10 == 0 {
+            builder.start_block(i as u64 * 300).unwrap();
+        }
+        builder.add_key(key).unwrap();
+    }
+    let mut block = builder.finish().unwrap();
+    // One offset pointing past the array: a few lookups answer without the policy.
+    let policy = BloomPolicy::new(10);
+    for corrupt in [false, true] {
+        if corrupt {
+            let at = Layout::parse(&block).num_filters() / 2;
+            let array = block.len() - 5 - 4 * Layout::parse(&block).num_filters();
+            block[array + 4 * at..array + 4 * at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        }
+        let reader = FilterBlockReader::new(policy, &block);
+        // Every key at its own block, then shuffled, with absent keys and offsets past the end.
+        let mut queries: Vec<(u64, Vec<u8>)> = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let offset = (i / 10) as u64 * 3000;
+            queries.push((offset, key.clone()));
+            queries.push((offset, format!("absent{i}").into_bytes()));
+        }
+        queries.push((u64::MAX, b"x".to_vec()));
+        for in_order in [true, false] {
+            if !in_order {
+                // A fixed permutation.
+                let n = queries.len();
+                queries = (0..n).map(|i| queries[(i * 7919) % n].clone()).collect();
+            }
+            let offsets: Vec<u64> = queries.iter().map(|q| q.0).collect();
+            let query_keys: Vec<&[u8]> = queries.iter().map(|q| q.1.as_slice()).collect();
+            let mut results = vec![false; queries.len()];
+            reader.key_may_match_batch(&offsets, &query_keys, &mut results);
+            for ((offset, key), result) in queries.iter().zip(&results) {
+                assert_eq!(*result, reader.key_may_match(*offset, key));
+            }
+        }
+    }
+}
