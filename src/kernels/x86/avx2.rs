@@ -410,15 +410,20 @@ avx2!(
 avx2!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
     /// the hash in scalar code, then the positions of 8 probes at once in a vector, written out
-    /// and bounded together, and each probed byte read with a plain load, with no branch on the
+    /// and checked together, and each probed byte read with a plain load, with no branch on the
     /// bits and no check per probe (see docs/PERFORMANCE.md, Single query: AVX2).
     ///
     /// # Safety
-    /// The CPU must support AVX2, and `array` must not be empty (no filter's bit array is).
+    /// The CPU must support AVX2.
     pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-        debug_assert!(!array.is_empty(), "a filter's bit array is never empty");
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
+        if positions.len as usize > array.len() {
+            // Never (ProbePositions::new), so the compiler drops it; it states the loads' bound
+            // below, and without it the query's constants took a slower path (see
+            // docs/PERFORMANCE.md, Single query: AVX2). Were it otherwise, "may match".
+            return true;
+        }
         let delta = h.rotate_right(17);
         let mut lanes = _mm256_add_epi32(
             _mm256_set1_epi32(h as i32),
@@ -431,14 +436,18 @@ avx2!(
         let magic = _mm256_set1_epi64x(i64::from(positions.magic));
         let shift = _mm_cvtsi32_si128(positions.shift as i32);
         let len = _mm256_set1_epi32(positions.len as i32);
-        let last = _mm256_set1_epi32((rows_below(&positions) - 1) as i32);
         let mut all_set = 1u32;
         let mut left = usize::from(k);
         while left > 0 {
-            // Every byte is below positions.len already; the minimum, one for all 8, shows it
-            // without a check or a path to a panic.
-            let byte = _mm256_min_epu32(probe_bytes(lanes, magic, shift, len), last);
+            let byte = probe_bytes(lanes, magic, shift, len);
             let bit = _mm256_and_si256(lanes, _mm256_set1_epi32(7));
+            // Every byte below len (both below 2^29, so a signed compare is an unsigned one):
+            // checked for all 8 at once, by a branch always predicted.
+            if _mm256_movemask_epi8(_mm256_cmpgt_epi32(len, byte)) != -1 {
+                // Never: the multiply-shift's bytes are below len. Were it otherwise, "may
+                // match", never a false negative.
+                return true;
+            }
             let (mut bytes, mut bits) = ([0u32; LANES], [0u32; LANES]);
             // SAFETY: each store writes 8 u32s, all of its array.
             unsafe {
@@ -446,9 +455,7 @@ avx2!(
                 _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
             }
             for (&byte, &bit) in bytes.iter().zip(&bits).take(left) {
-                // SAFETY: byte <= last < rows_below(positions) = max(positions.len, 1), at most
-                // array.len(): positions.len is (ProbePositions::new), and so is 1, as the array
-                // is not empty (this function's contract).
+                // SAFETY: byte < positions.len <= array.len(), both checked above.
                 all_set &= u32::from(unsafe { *array.get_unchecked(byte as usize) }) >> bit;
             }
             left = left.saturating_sub(LANES);
