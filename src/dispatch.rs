@@ -42,7 +42,7 @@ pub(crate) enum Isa {
 static BEST: AtomicU8 = AtomicU8::new(0);
 
 /// The environment variable that lowers [`Isa::best`]: one of [`NAMES`].
-pub(crate) const OVERRIDE: &str = "LEVELDB_BLOOM_ISA";
+pub(crate) const OVERRIDE: &CStr = c"LEVELDB_BLOOM_ISA";
 
 /// Every path's name, by its `u8` less one, on any architecture: an override names one, and a
 /// name above what this CPU or architecture has still caps the choice.
@@ -60,8 +60,14 @@ impl Isa {
     #[inline(never)]
     pub(crate) fn best() -> Isa {
         Isa::best_detected().unwrap_or_else(|| {
-            let cap =
-                std::env::var_os(OVERRIDE).and_then(|name| Isa::rank_of(name.as_encoded_bytes()));
+            // getenv, not std::env::var_os, which allocates: the exports must have no path to a
+            // panic, and an allocation failure's handler has one.
+            // SAFETY: a NUL-terminated name; the value it points to, if any, is read at once.
+            let value = unsafe { libc::getenv(OVERRIDE.as_ptr()) };
+            // SAFETY: getenv's result, if not NULL, is a NUL-terminated string.
+            let cap = (!value.is_null())
+                .then(|| unsafe { CStr::from_ptr(value) })
+                .and_then(|name| Isa::rank_of(name.to_bytes()));
             // The portable path is always available: the fallback states it without a panic path.
             let best = Isa::available()
                 .filter(|isa| cap.is_none_or(|cap| *isa as u8 <= cap))

@@ -1,5 +1,5 @@
 //! The AVX2 kernels: leveldb's hash of 8 keys at once, one key per 32-bit lane; builds and batch
-//! queries from rows of probe positions computed 8 per instruction and checked once; and a
+//! queries from rows of probe positions computed 8 per instruction and bounded once; and a
 //! single query whose 8 probe positions come from one vector.
 //!
 //! Every step of the hash is `h = (h + w) * m; h ^= h >> s` with s = 16 for a whole word and
@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::avx512::rows::{ProbeRow, probed_bytes, set_probed_bits};
+use super::avx512::rows::{ProbeRow, probed_bytes, rows_below, set_probed_bits};
 use crate::format::MAX_PROBES;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 #[cfg(doc)]
@@ -20,7 +20,7 @@ use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
 
 avx2!(
     /// [`portable::fill_chunk`] with AVX2: the hashes 8 keys and the probe positions 8 lanes per
-    /// instruction, written out as rows whose bytes were all checked, so that the bits are set
+    /// instruction, written out as rows whose bytes are all bounded, so that the bits are set
     /// with no check per probe (see docs/PERFORMANCE.md, AVX2: rows of probes). In an array past
     /// the L2 cache, every row of the chunk is written first and its lines prefetched, so that
     /// the misses overlap.
@@ -33,13 +33,18 @@ avx2!(
         n: usize,
         array: &mut [u8],
     ) {
-        assert!(
-            positions.len as usize <= array.len(),
-            "probes past the array"
-        );
+        if rows_below(positions) as usize > array.len() {
+            // Never: positions are made for the array whose bits they set. Were it otherwise,
+            // every bit is set, so that no key is missed, rather than bits outside the array.
+            array.fill(0xff);
+            return;
+        }
         let large = large_array(array);
         for_each_probe_row(positions, keys, n, large, |bytes, masks| {
-            // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
+            // n <= CHUNK; `min` shows the compiler, without a panic path (the closure is compiled
+            // on its own, apart from the `n` of its caller).
+            let n = n.min(CHUNK);
+            // SAFETY: every byte is below rows_below(positions) <= array.len().
             unsafe { set_probed_bits(array, &bytes[..n], &masks[..n]) };
         });
     }
@@ -59,7 +64,7 @@ avx2!(
         out: &mut [bool],
     ) {
         assert!(
-            positions.len as usize <= array.len(),
+            rows_below(positions) as usize <= array.len(),
             "probes past the array"
         );
         let n = out.len();
@@ -88,7 +93,8 @@ avx2!(
         // Lanes whose probes so far were all set, as 0xff bytes.
         let mut set = [_mm256_set1_epi8(-1); 2];
         for_each_probe_row(positions, keys, n, large, |bytes, masks| {
-            // SAFETY: for_each_probe_row checked every byte < positions.len <= array.len().
+            // SAFETY: every byte is below rows_below(positions) <= array.len(), as test_chunk
+            // checked.
             let probed = unsafe { probed_bytes(array, bytes) };
             for (half, set) in set.iter_mut().enumerate() {
                 // SAFETY: each load reads 32 of the 64 bytes of `probed` and of `masks`.
@@ -119,8 +125,10 @@ fn large_array(array: &[u8]) -> Option<*const u8> {
 const LANES: usize = 8;
 
 /// A chunk's probes, a row (one probe of every key) at a time, as [`ProbeRow`]s: the AVX-512
-/// kernels' rows, computed 8 lanes per instruction. Every byte written is below
-/// `positions.len`, checked with one compare per 8 probes.
+/// kernels' rows, computed 8 lanes per instruction. Every byte written is below [`rows_below`],
+/// made so with one minimum per 8 probes (the multiply-shift's bytes are below the array's length
+/// already), so that the rows' users index without a check per probe and without a path to a
+/// panic.
 struct RowWriter {
     /// Each lane's hash for its next probe.
     h: [__m256i; CHUNK / LANES],
@@ -129,6 +137,8 @@ struct RowWriter {
     magic: __m256i,
     shift: __m128i,
     len: __m256i,
+    /// The last byte a row may name: `rows_below(positions) - 1`.
+    last: __m256i,
 }
 
 impl RowWriter {
@@ -151,6 +161,7 @@ impl RowWriter {
                 magic: _mm256_set1_epi64x(i64::from(positions.magic)),
                 shift: _mm_cvtsi32_si128(positions.shift as i32),
                 len: _mm256_set1_epi32(positions.len as i32),
+                last: _mm256_set1_epi32((rows_below(positions) - 1) as i32),
             }
         }
     );
@@ -179,10 +190,9 @@ impl RowWriter {
                 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
             );
             let halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
-            let mut highest = _mm256_setzero_si256();
             for v in 0..CHUNK / LANES {
                 let (byte, h) = self.next_bytes(v);
-                highest = _mm256_max_epu32(highest, byte);
+                let byte = _mm256_min_epu32(byte, self.last);
                 let mask = _mm256_sllv_epi32(one, _mm256_and_si256(h, seven));
                 let mask =
                     _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(mask, low_bytes), halves);
@@ -196,13 +206,6 @@ impl RowWriter {
                     );
                 }
             }
-            // Every byte is below len: the highest is.
-            let below = _mm256_cmpeq_epi32(_mm256_max_epu32(highest, self.len), self.len);
-            let equal = _mm256_cmpeq_epi32(highest, self.len);
-            assert!(
-                _mm256_movemask_epi8(_mm256_andnot_si256(equal, below)) == -1,
-                "a probe position past the array"
-            );
         }
     );
 }
@@ -210,9 +213,9 @@ impl RowWriter {
 avx2!(
     /// Calls `f(bytes, masks)` for each of the k probes in turn, with the row a [`RowWriter`]
     /// wrote for it (whole rows: lanes from `n` on hold stale probes, which `f` must leave alone).
-    /// Every byte `f` gets is below `positions.len`. With `large`, the start of an array past the
-    /// L2 cache, every row is written before any is handed on, and the lines its first `n` probes
-    /// touch are prefetched.
+    /// Every byte `f` gets is below [`rows_below`]`(positions)`. With `large`, the start of an
+    /// array past the L2 cache, every row is written before any is handed on, and the lines its
+    /// first `n` probes touch are prefetched.
     #[inline]
     fn for_each_probe_row(
         positions: &ProbePositions,
@@ -224,14 +227,16 @@ avx2!(
         let mut writer = RowWriter::new(positions, keys, n);
         let k = usize::from(positions.k);
         if let Some(array) = large {
+            // k <= MAX_PROBES (a filter with more probes matches every key, whatever its bits);
+            // `take` states it without a panic path.
             let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); MAX_PROBES as usize];
-            for row in &mut rows[..k] {
+            for row in rows.iter_mut().take(k) {
                 writer.write(row);
-                for &byte in &row.0[..n] {
+                for &byte in row.0.iter().take(n) {
                     prefetch_line(array.wrapping_add(byte as usize));
                 }
             }
-            for row in &rows[..k] {
+            for row in rows.iter().take(k) {
                 f(&row.0, &row.1);
             }
             return;
@@ -409,14 +414,16 @@ avx2!(
     /// bits and no check per probe (see docs/PERFORMANCE.md, Single query: AVX2).
     ///
     /// # Safety
-    /// The CPU must support AVX2, and `array` must be at least 4 bytes long.
+    /// The CPU must support AVX2.
     pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
-        assert!(
-            positions.len as usize <= array.len(),
-            "probes past the array"
-        );
+        if positions.len as usize > array.len() {
+            // Never (ProbePositions::new), so the compiler drops it; it states the loads' bound
+            // below, and without it the query's constants took a slower path (see
+            // docs/PERFORMANCE.md, Single query: AVX2). Were it otherwise, "may match".
+            return true;
+        }
         let delta = h.rotate_right(17);
         let mut lanes = _mm256_add_epi32(
             _mm256_set1_epi32(h as i32),
@@ -435,12 +442,12 @@ avx2!(
             let byte = probe_bytes(lanes, magic, shift, len);
             let bit = _mm256_and_si256(lanes, _mm256_set1_epi32(7));
             // Every byte below len (both below 2^29, so a signed compare is an unsigned one):
-            // checked for all 8 at once.
-            let below = _mm256_cmpgt_epi32(len, byte);
-            assert!(
-                _mm256_movemask_epi8(below) == -1,
-                "a probe position past the array"
-            );
+            // checked for all 8 at once, by a branch always predicted.
+            if _mm256_movemask_epi8(_mm256_cmpgt_epi32(len, byte)) != -1 {
+                // Never: the multiply-shift's bytes are below len. Were it otherwise, "may
+                // match", never a false negative.
+                return true;
+            }
             let (mut bytes, mut bits) = ([0u32; LANES], [0u32; LANES]);
             // SAFETY: each store writes 8 u32s, all of its array.
             unsafe {
@@ -448,7 +455,7 @@ avx2!(
                 _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
             }
             for (&byte, &bit) in bytes.iter().zip(&bits).take(left) {
-                // SAFETY: byte < positions.len <= array.len(), checked above.
+                // SAFETY: byte < positions.len <= array.len(), both checked above.
                 all_set &= u32::from(unsafe { *array.get_unchecked(byte as usize) }) >> bit;
             }
             left = left.saturating_sub(LANES);
