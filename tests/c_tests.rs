@@ -8,6 +8,7 @@ use leveldb_bloom_test_support::c_harness::{
     FULL, Link, NATIVE_STATIC_LIBS, build, command, programs, run,
 };
 use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -135,12 +136,7 @@ fn header_compiles_as_c_and_cpp() {
 
 /// Every ```c block of the README is a complete program: it must compile and run.
 fn readme_c_examples_compile_and_run() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let blocks: Vec<&str> = readme
-        .split("```c\n")
-        .skip(1)
-        .map(|b| b.split("```").next().unwrap())
-        .collect();
+    let blocks = code_blocks("c");
     assert!(!blocks.is_empty(), "the README has no C example");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     for (i, block) in blocks.iter().enumerate() {
@@ -174,21 +170,17 @@ fn readme_c_examples_compile_and_run() {
 /// in a folder whose include/ is the repository's and whose target/release holds the libraries
 /// this `cargo test` built (so the block's `cargo build` line is left out).
 fn readme_link_line_from_the_build_tree() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let block = readme
-        .split("```sh\n")
-        .skip(1)
-        .map(|b| b.split("```").next().unwrap())
+    let block = code_blocks("sh")
+        .into_iter()
         .find(|b| b.contains("-Ltarget/release"))
         .expect("the README has a ```sh block linking with -Ltarget/release");
     let script: Vec<&str> = block
         .lines()
         .filter(|line| !line.starts_with("cargo build"))
         .collect();
-    let example = readme
-        .split("```c\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
+    let example = code_blocks("c")
+        .into_iter()
+        .next()
         .expect("the README has a C example");
 
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-link-line");

@@ -2,11 +2,10 @@
 //! exists, and a heading there when it has an anchor; the README's CMake lines are the consumer
 //! example's, which tests/cmake.rs builds.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::readme::code_blocks;
 
 /// The README and every page in docs/.
 fn documents() -> Vec<PathBuf> {
@@ -31,38 +30,31 @@ fn anchor(heading: &str) -> String {
         .collect()
 }
 
-fn anchors(markdown: &str) -> Vec<String> {
+/// The lines of `markdown` outside its code blocks.
+fn prose_lines(markdown: &str) -> impl Iterator<Item = &str> {
     let mut in_code = false;
-    let mut found = Vec::new();
-    for line in markdown.lines() {
+    markdown.lines().filter(move |line| {
         if line.starts_with("```") {
             in_code = !in_code;
-        } else if !in_code && line.starts_with('#') {
-            found.push(anchor(line.trim_start_matches('#')));
+            return false;
         }
-    }
-    found
+        !in_code
+    })
+}
+
+fn anchors(markdown: &str) -> Vec<String> {
+    prose_lines(markdown)
+        .filter(|line| line.starts_with('#'))
+        .map(|line| anchor(line.trim_start_matches('#')))
+        .collect()
 }
 
 /// The targets of `[text](target)` links outside code blocks.
 fn links(markdown: &str) -> Vec<String> {
-    let mut in_code = false;
-    let mut found = Vec::new();
-    for line in markdown.lines() {
-        if line.starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        if in_code {
-            continue;
-        }
-        for (_, rest) in line.match_indices("](").map(|(i, _)| line.split_at(i + 2)) {
-            if let Some(end) = rest.find(')') {
-                found.push(rest[..end].to_owned());
-            }
-        }
-    }
-    found
+    prose_lines(markdown)
+        .flat_map(|line| line.split("](").skip(1))
+        .filter_map(|rest| rest.find(')').map(|end| rest[..end].to_owned()))
+        .collect()
 }
 
 #[test]
@@ -100,14 +92,9 @@ fn every_relative_link_resolves() {
 
 #[test]
 fn readme_cmake_lines_come_from_the_consumer_example() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let consumer =
         std::fs::read_to_string(root().join("examples/cmake-consumer/CMakeLists.txt")).unwrap();
-    let blocks: Vec<&str> = readme
-        .split("```cmake\n")
-        .skip(1)
-        .map(|block| block.split("```").next().unwrap())
-        .collect();
+    let blocks = code_blocks("cmake");
     assert!(!blocks.is_empty(), "the README has no ```cmake block");
     for line in blocks.iter().flat_map(|block| block.lines()) {
         assert!(

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -71,12 +72,7 @@ fn node_example_checks_the_vectors() {
 
 /// Every ```js block of the README is part of the example the test above runs.
 fn readme_javascript_comes_from_the_example() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
-    let blocks: Vec<&str> = readme
-        .split("```js\n")
-        .skip(1)
-        .map(|block| block.split("```").next().unwrap())
-        .collect();
+    let blocks = code_blocks("js");
     assert!(!blocks.is_empty(), "the README has no ```js block");
     let mut example = String::new();
     for file in ["leveldb_bloom.mjs", "quickstart.mjs"] {
