@@ -8,6 +8,7 @@ use leveldb_bloom_test_support::c_harness::{
     FULL, Link, NATIVE_STATIC_LIBS, build, command, programs, run,
 };
 use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -24,6 +25,7 @@ fn main() {
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
         trial!(header_compiles_as_c_and_cpp),
         trial!(readme_c_examples_compile_and_run),
+        trial!(readme_link_line_from_the_build_tree),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
         trial!(
@@ -134,12 +136,7 @@ fn header_compiles_as_c_and_cpp() {
 
 /// Every ```c block of the README is a complete program: it must compile and run.
 fn readme_c_examples_compile_and_run() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let blocks: Vec<&str> = readme
-        .split("```c\n")
-        .skip(1)
-        .map(|b| b.split("```").next().unwrap())
-        .collect();
+    let blocks = code_blocks("c");
     assert!(!blocks.is_empty(), "the README has no C example");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     for (i, block) in blocks.iter().enumerate() {
@@ -166,6 +163,58 @@ fn readme_c_examples_compile_and_run() {
             "README C example {i} fails: {output:?}"
         );
     }
+}
+
+/// The README's link line from the build tree, run as written: its C example compiled with
+/// `-Iinclude -Ltarget/release -lleveldb_bloom` and started with `LD_LIBRARY_PATH=target/release`,
+/// in a folder whose include/ is the repository's and whose target/release holds the libraries
+/// this `cargo test` built (so the block's `cargo build` line is left out).
+fn readme_link_line_from_the_build_tree() {
+    let block = code_blocks("sh")
+        .into_iter()
+        .find(|b| b.contains("-Ltarget/release"))
+        .expect("the README has a ```sh block linking with -Ltarget/release");
+    let script: Vec<&str> = block
+        .lines()
+        .filter(|line| !line.starts_with("cargo build"))
+        .collect();
+    let example = code_blocks("c")
+        .into_iter()
+        .next()
+        .expect("the README has a C example");
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-link-line");
+    let _ = std::fs::remove_dir_all(&dir);
+    let release = dir.join("target/release");
+    std::fs::create_dir_all(&release).unwrap();
+    std::os::unix::fs::symlink(root().join("include"), dir.join("include")).unwrap();
+    for library in ["libleveldb_bloom.so", "libleveldb_bloom.a"] {
+        std::os::unix::fs::symlink(lib_dir().join(library), release.join(library)).unwrap();
+    }
+    std::fs::write(dir.join("app.c"), example).unwrap();
+
+    let output = Command::new("sh")
+        .arg("-ec")
+        .arg(script.join("\n"))
+        .current_dir(&dir)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("sh starts");
+    assert!(
+        output.status.success(),
+        "the README's link line fails: {output:?}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("banana may match: 1"), "{stdout}");
+    let dynamic = Command::new("readelf")
+        .args(["-d", "app"])
+        .current_dir(&dir)
+        .output()
+        .expect("readelf starts");
+    assert!(
+        String::from_utf8_lossy(&dynamic.stdout).contains("[libleveldb_bloom.so]"),
+        "the program must load libleveldb_bloom.so"
+    );
 }
 
 /// The committed vectors are exactly what leveldb produces through tools/gen_vectors.cc now.

@@ -1,8 +1,8 @@
-//! The CMake flow a C/C++ user follows, end to end, as the README's "Using it from C/C++" shows
-//! it: configure, build and ctest this project; install it to a temporary prefix; build the
-//! downstream project in examples/cmake-consumer against that install with the shared and the
-//! static target, and plain C with pkg-config, shared and static; run all four programs and check
-//! with readelf which library each one needs.
+//! The CMake flow a C/C++ user follows, end to end, as the README's "From C" shows it:
+//! configure, build and ctest this project and run its quickstart; install it to a temporary
+//! prefix; build the downstream project in examples/cmake-consumer against that install with the
+//! shared and the static target, and plain C with pkg-config, shared and static; run all four
+//! programs and check with readelf which library each one needs.
 //!
 //! Needs cmake (looked for when the test runs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot
 //! be skipped).
@@ -85,8 +85,16 @@ fn configure_build_ctest_install_and_consume() {
     }
     std::fs::create_dir_all(&consumer).expect("consumer folder");
 
-    // This project: configure, build, test.
+    // This project: configure, build, test; the README's main job, the C quickstart, too.
     cmake_build(&build, &[]);
+    let quickstart = run(Command::new("cmake")
+        .arg("--build")
+        .arg(&build)
+        .args(["--target", "run_quickstart"]));
+    assert!(
+        quickstart.contains("members found:   10000 of 10000"),
+        "{quickstart}"
+    );
     run(Command::new("ctest")
         .arg("--test-dir")
         .arg(&build)

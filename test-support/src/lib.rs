@@ -5,6 +5,7 @@
 pub mod c_harness;
 pub mod filterblock_vectors;
 pub mod paths;
+pub mod readme;
 pub mod tables;
 pub mod tools;
 pub mod trials;

@@ -24,9 +24,11 @@ pub enum Tool {
     Plyvel,
     /// A leveldb source tree (one with util/bloom.cc), named by LEVELDB_BLOOM_LEVELDB_SRC.
     LeveldbSource,
+    /// Node.js and npm: the Node.js example (examples/node), with koffi from npm.
+    Node,
 }
 
-const TOOLS: usize = Tool::LeveldbSource as usize + 1;
+const TOOLS: usize = Tool::Node as usize + 1;
 
 impl Tool {
     /// Why this machine lacks the tool, with how to get it; None when it has it. Looked for once
@@ -49,6 +51,7 @@ impl Tool {
             Tool::Asan | Tool::Tsan | Tool::Valgrind => "LEVELDB_BLOOM_REQUIRE_SANITIZERS",
             Tool::Plyvel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
             Tool::LeveldbSource => "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC",
+            Tool::Node => "LEVELDB_BLOOM_REQUIRE_NODE",
         }
     }
 
@@ -114,6 +117,11 @@ impl Tool {
                     ),
                 ),
             },
+            Tool::Node => missing(
+                runs(Command::new("node").arg("--version"))
+                    && runs(Command::new("npm").arg("--version")),
+                "node or npm is not on PATH: apt-get install nodejs npm".into(),
+            ),
         }
     }
 }

@@ -1,0 +1,105 @@
+//! The README and docs/ stay true to the repository: every relative link names a file that
+//! exists, and a heading there when it has an anchor; the README's CMake lines are the consumer
+//! example's, which tests/cmake.rs builds.
+
+use std::path::PathBuf;
+
+use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::readme::code_blocks;
+
+/// The README and every page in docs/.
+fn documents() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    for entry in std::fs::read_dir(root().join("docs")).expect("docs/") {
+        let path = entry.expect("docs/ entry").path();
+        if path.extension().is_some_and(|ext| ext == "md") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The lines of `markdown` outside its code blocks.
+fn prose_lines(markdown: &str) -> impl Iterator<Item = &str> {
+    let mut in_code = false;
+    markdown.lines().filter(move |line| {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            return false;
+        }
+        !in_code
+    })
+}
+
+fn anchors(markdown: &str) -> Vec<String> {
+    prose_lines(markdown)
+        .filter(|line| line.starts_with('#'))
+        .map(|line| anchor(line.trim_start_matches('#')))
+        .collect()
+}
+
+/// The targets of `[text](target)` links outside code blocks.
+fn links(markdown: &str) -> Vec<String> {
+    prose_lines(markdown)
+        .flat_map(|line| line.split("](").skip(1))
+        .filter_map(|rest| rest.find(')').map(|end| rest[..end].to_owned()))
+        .collect()
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    for document in documents() {
+        let text = std::fs::read_to_string(&document).unwrap();
+        for link in links(&text) {
+            if link.starts_with("http://") || link.starts_with("https://") {
+                continue;
+            }
+            let (file, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                document.clone()
+            } else {
+                document.parent().unwrap().join(file)
+            };
+            assert!(
+                target.exists(),
+                "{}: link {link}: no {}",
+                document.display(),
+                target.display()
+            );
+            if !fragment.is_empty() {
+                let headings = anchors(&std::fs::read_to_string(&target).unwrap());
+                assert!(
+                    headings.iter().any(|a| a == fragment),
+                    "{}: link {link}: no such heading in {}",
+                    document.display(),
+                    target.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn readme_cmake_lines_come_from_the_consumer_example() {
+    let consumer =
+        std::fs::read_to_string(root().join("examples/cmake-consumer/CMakeLists.txt")).unwrap();
+    let blocks = code_blocks("cmake");
+    assert!(!blocks.is_empty(), "the README has no ```cmake block");
+    for line in blocks.iter().flat_map(|block| block.lines()) {
+        assert!(
+            consumer.lines().any(|have| have == line),
+            "README's `{line}` is not in examples/cmake-consumer/CMakeLists.txt"
+        );
+    }
+}

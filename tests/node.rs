@@ -1,0 +1,89 @@
+//! The Node.js example (examples/node) as the README's "From other languages" runs it: `npm ci`
+//! installs koffi, `node check_vectors.mjs` checks every reference vector through the C ABI, and
+//! `node quickstart.mjs` builds and queries a filter, against the library cargo just built. Needs
+//! node and npm (CI sets LEVELDB_BLOOM_REQUIRE_NODE=1) and npm's registry.
+
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+use std::path::Path;
+use std::process::Command;
+
+use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::readme::code_blocks;
+use leveldb_bloom_test_support::{trial, trials};
+
+fn main() {
+    trials::run(vec![
+        trial!(node_example_checks_the_vectors, Node),
+        trial!(readme_javascript_comes_from_the_example),
+    ]);
+}
+
+/// Runs `cmd` in `dir`, requires success, returns its standard output.
+fn run(cmd: &mut Command, dir: &Path) -> String {
+    let library = lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
+    let output = cmd
+        .current_dir(dir)
+        .env("LEVELDB_BLOOM_LIBRARY", &library)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    trials::print(&stdout);
+    trials::eprint(&String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
+    stdout
+}
+
+/// The example's files, without what `npm ci` writes, copied where `npm ci` may write.
+fn example_copy() -> std::path::PathBuf {
+    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("node-example");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).expect("node-example folder");
+    for entry in std::fs::read_dir(root().join("examples/node")).expect("examples/node") {
+        let path = entry.expect("examples/node entry").path();
+        if path.is_file() {
+            std::fs::copy(&path, copy.join(path.file_name().unwrap())).expect("copied");
+        }
+    }
+    copy
+}
+
+fn node_example_checks_the_vectors() {
+    let dir = example_copy();
+    run(
+        Command::new("npm").args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]),
+        &dir,
+    );
+    let vectors = run(
+        Command::new("node")
+            .arg("check_vectors.mjs")
+            .arg(root().join("vectors")),
+        &dir,
+    );
+    assert!(
+        vectors.contains(" passed, 0 failed") && !vectors.starts_with("0 passed"),
+        "check_vectors.mjs: {vectors}"
+    );
+    let quickstart = run(Command::new("node").arg("quickstart.mjs"), &dir);
+    assert!(
+        quickstart.contains("banana may match: 1"),
+        "quickstart.mjs: {quickstart}"
+    );
+}
+
+/// Every ```js block of the README is part of the example the test above runs.
+fn readme_javascript_comes_from_the_example() {
+    let blocks = code_blocks("js");
+    assert!(!blocks.is_empty(), "the README has no ```js block");
+    let mut example = String::new();
+    for file in ["leveldb_bloom.mjs", "quickstart.mjs"] {
+        example += &std::fs::read_to_string(root().join("examples/node").join(file)).unwrap();
+    }
+    for block in blocks {
+        for line in block.lines().filter(|line| !line.trim().is_empty()) {
+            assert!(
+                example.lines().any(|have| have == line),
+                "README's `{line}` is not in examples/node"
+            );
+        }
+    }
+}
