@@ -152,7 +152,7 @@ impl Isa {
             Isa::Portable => portable::hash_keys(keys, hashes),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::hash::hash_keys(keys, hashes) },
+            Isa::Avx2 => unsafe { avx2::hash_keys(keys, hashes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
             Isa::Avx512 => unsafe { avx512::hash::hash_keys(keys, hashes) },
