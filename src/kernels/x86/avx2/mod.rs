@@ -6,6 +6,8 @@
 //! s = 24 for the zero-padded tail word, so keys of different lengths share the steps: a lane
 //! takes its word or tail while it has one, and keeps its hash once its key has ended.
 
+// The hash and the row writer stay in this one module, so in one codegen unit: apart, the batch
+// queries' code came out slower (docs/PERFORMANCE.md, AVX2: rows of probes).
 mod single;
 
 use std::arch::x86_64::*;
