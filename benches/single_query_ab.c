@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     isa_fn isa = (isa_fn)dlsym(handles[b], "leveldb_bloom_isa");
-    printf("%s: path %s\n", argv[first_lib + b], isa ? isa() : "? (no leveldb_bloom_isa)");
+    printf("path: %s (%s)\n", isa ? isa() : "? (no leveldb_bloom_isa)", argv[first_lib + b]);
     create_fn create = (create_fn)dlsym(handles[b], "leveldb_filterpolicy_create_bloom");
     fns[b].match = (match_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match");
     fns[b].batch = (batch_fn)dlsym(handles[b], "leveldb_filterpolicy_key_may_match_batch");

@@ -1,11 +1,14 @@
 /* Test support shared by the C tests: CHECK counts passes and failures, and finish() prints the
- * "N passed, N failed" line the harness reads. Header-only so each test is one compiler call. */
+ * path the library ran (its LEVELDB_BLOOM_ISA check) and the "N passed, N failed" line the
+ * harness reads. Header-only so each test is one compiler call. */
 #ifndef LEVELDB_BLOOM_CHECK_H
 #define LEVELDB_BLOOM_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "leveldb_bloom.h"
 
 static unsigned long checks_passed, checks_failed;
 
@@ -21,6 +24,7 @@ static void check_at(int ok, const char *what, const char *file, int line) {
 }
 
 static int finish(void) {
+  printf("path: %s\n", leveldb_bloom_isa());
   printf("%lu passed, %lu failed\n", checks_passed, checks_failed);
   return checks_failed == 0 && checks_passed > 0 ? 0 : 1;
 }

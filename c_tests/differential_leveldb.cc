@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   Rng rng{seed};
   for (int round = 0; round < cases; round++) CompareOne(rng, seed, round);
   CompareHuge(rng, seed);
+  std::printf("path: %s\n", leveldb_bloom_isa());
   std::printf("%lu passed, %lu failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

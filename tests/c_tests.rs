@@ -1,12 +1,14 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
-//! statically and dynamically, runs it and requires its "N passed, 0 failed" line.
+//! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
+//! 0 failed" line and the path it was given.
 
 use std::path::Path;
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, build, command, programs, run,
+    FULL, Link, NATIVE_STATIC_LIBS, build, command, program, programs, run, run_on,
 };
+use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::{trial, trials};
@@ -33,13 +35,14 @@ fn main() {
             Leveldb,
             LeveldbSource
         ),
+        trial!(benchmark_runs_every_path_in_turn, Leveldb),
         trial!(single_query_ab_tool_checks_pass),
         trial!(native_static_libs_are_pinned),
     ]);
 }
 
-/// Builds the program from `source` linked statically and dynamically, and runs both, with each
-/// set of arguments the program list gives it.
+/// Builds the program from `source` linked statically and dynamically, and runs both on each
+/// path this CPU has, with each set of arguments the program list gives it.
 fn build_and_run_both(source: &str) {
     let runs: Vec<_> = programs(FULL)
         .into_iter()
@@ -49,7 +52,9 @@ fn build_and_run_both(source: &str) {
     for program in runs {
         for link in [Link::Static, Link::Shared] {
             let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
-            run(command(&program, &exe));
+            for path in isa::up_to(leveldb_bloom::isa()) {
+                run_on(path, command(&program, &exe));
+            }
         }
     }
 }
@@ -260,6 +265,23 @@ fn benchmark_against_leveldb_checks_pass() {
 /// of the block and its answer checks must pass. Nothing is timed here.
 fn filter_block_benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb_filterblock.cc");
+}
+
+/// The benchmark's --isa=all: it runs each path this CPU has in turn, slowest first.
+fn benchmark_runs_every_path_in_turn() {
+    let mut program = program("benches/vs_leveldb.cc", FULL);
+    program.args.push("--isa=all".into());
+    let exe = build(
+        &program,
+        Link::Static,
+        &[],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    );
+    let stdout = run(command(&program, &exe));
+    let reported = isa::reported(&stdout);
+    let mut paths = reported.clone();
+    paths.dedup();
+    assert_eq!(paths, isa::up_to(leveldb_bloom::isa()), "{reported:?}");
 }
 
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against

@@ -98,3 +98,9 @@ fn a_policy_behind_a_reference_builds_the_same_block() {
     let policy: &dyn FilterPolicy = &BloomPolicy::new(10);
     assert_eq!(build(policy, &calls), build(BloomPolicy::new(10), &calls));
 }
+
+/// Every test above again on each slower path this CPU has, in a child process.
+#[test]
+fn on_every_path() {
+    leveldb_bloom_test_support::isa::on_every_path(leveldb_bloom::isa());
+}

@@ -1,5 +1,5 @@
 //! The Node.js example (examples/node) as the README's "From other languages" runs it: `npm ci`
-//! installs koffi, `node check_vectors.mjs` checks every reference vector through the C ABI, and
+//! installs koffi, `node check_vectors.mjs` checks every reference vector through the C ABI on every path, and
 //! `node quickstart.mjs` builds and queries a filter, against the library cargo just built. Needs
 //! node and npm (CI sets LEVELDB_BLOOM_REQUIRE_NODE=1) and npm's registry.
 
@@ -7,6 +7,7 @@ use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::Path;
 use std::process::Command;
 
+use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::{trial, trials};
@@ -53,16 +54,21 @@ fn node_example_checks_the_vectors() {
         Command::new("npm").args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"]),
         &dir,
     );
-    let vectors = run(
-        Command::new("node")
-            .arg("check_vectors.mjs")
-            .arg(root().join("vectors")),
-        &dir,
-    );
-    assert!(
-        vectors.contains(" passed, 0 failed") && !vectors.starts_with("0 passed"),
-        "check_vectors.mjs: {vectors}"
-    );
+    // Every reference vector on every path this CPU has, each forced in a process of its own.
+    for path in isa::up_to(leveldb_bloom::isa()) {
+        let vectors = run(
+            Command::new("node")
+                .arg("check_vectors.mjs")
+                .arg(root().join("vectors"))
+                .env(isa::OVERRIDE, path),
+            &dir,
+        );
+        isa::check_reported(&vectors, path);
+        assert!(
+            vectors.contains(" passed, 0 failed") && !vectors.starts_with("0 passed"),
+            "check_vectors.mjs on the {path} path: {vectors}"
+        );
+    }
     let quickstart = run(Command::new("node").arg("quickstart.mjs"), &dir);
     assert!(
         quickstart.contains("banana may match: 1"),

@@ -1,10 +1,11 @@
 //! Runs the Python binding's pytest suite (bindings/python/tests) on the package's source, against
-//! the library cargo just built. Ignored when `python3` cannot import pytest; CI sets
-//! LEVELDB_BLOOM_REQUIRE_PYTHON=1, which turns that into a failure instead.
+//! the library cargo just built, on each path the CPU has. Ignored when `python3` cannot import
+//! pytest; CI sets LEVELDB_BLOOM_REQUIRE_PYTHON=1, which turns that into a failure instead.
 
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::process::Command;
 
+use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::{trial, trials};
 
@@ -24,23 +25,28 @@ fn python_binding() {
                 .flat_map(std::env::split_paths),
         )
         .collect::<Vec<_>>();
-    let output = Command::new("python3")
-        // No .pytest_cache or __pycache__ left in the source tree.
-        .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
-        .arg(&package)
-        .env("LEVELDB_BLOOM_LIBRARY", &library)
-        .env(
-            "PYTHONPATH",
-            std::env::join_paths(python_path).expect("PYTHONPATH"),
-        )
-        .output()
-        .expect("python3 starts");
-    trials::print(&String::from_utf8_lossy(&output.stdout));
-    trials::eprint(&String::from_utf8_lossy(&output.stderr));
-    // Every non-zero status fails, 5 ("no tests were collected") included.
-    assert!(
-        output.status.success(),
-        "pytest failed ({}); 5 means no tests ran",
-        output.status
-    );
+    for path in isa::up_to(leveldb_bloom::isa()) {
+        let output = Command::new("python3")
+            // No .pytest_cache or __pycache__ left in the source tree.
+            .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
+            .arg(&package)
+            .env("LEVELDB_BLOOM_LIBRARY", &library)
+            .env(
+                "PYTHONPATH",
+                std::env::join_paths(&python_path).expect("PYTHONPATH"),
+            )
+            .env(isa::OVERRIDE, path)
+            .output()
+            .expect("python3 starts");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        trials::print(&stdout);
+        trials::eprint(&String::from_utf8_lossy(&output.stderr));
+        // Every non-zero status fails, 5 ("no tests were collected") included.
+        assert!(
+            output.status.success(),
+            "pytest failed on the {path} path ({}); 5 means no tests ran",
+            output.status
+        );
+        isa::check_reported(&stdout, path);
+    }
 }

@@ -293,3 +293,9 @@ fn threads_share_one_policy_through_the_c_abi() {
         leveldb_filterpolicy_destroy(bloom.0);
     }
 }
+
+/// Every test above again on each slower path this CPU has, in a child process.
+#[test]
+fn on_every_path() {
+    leveldb_bloom_test_support::isa::on_every_path(leveldb_bloom::isa());
+}

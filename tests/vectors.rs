@@ -44,3 +44,9 @@ fn answers_on_arbitrary_and_corrupt_filters_equal_leveldb() {
     });
     assert_eq!(records, 3989);
 }
+
+/// Every test above again on each slower path this CPU has, in a child process.
+#[test]
+fn on_every_path() {
+    leveldb_bloom_test_support::isa::on_every_path(leveldb_bloom::isa());
+}

@@ -41,5 +41,6 @@ function check(file) {
 
 check('build.txt');
 check('match.txt');
+console.log(`path: ${c.isa()}`);
 console.log(`${checked - failed} passed, ${failed} failed`);
 process.exitCode = failed === 0 && checked > 0 ? 0 : 1;

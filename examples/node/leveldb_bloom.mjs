@@ -28,6 +28,8 @@ export const c = {
   fill_filter: lib.func(
     'int leveldb_bloom_fill_filter(int bits_per_key, const leveldb_bloom_slice_t *keys, ' +
     'size_t num_keys, _Out_ uint8_t *out, size_t out_length)'),
+  // A string in static storage: koffi's `const char *` return copies it, nothing to free.
+  isa: lib.func('const char *leveldb_bloom_isa(void)'),
 };
 
 // The filter of `keys` (Buffers) at `bitsPerKey`, built straight into a Buffer of ours.

@@ -35,6 +35,7 @@ pub(crate) const CHUNK: usize = 64;
 /// Bit arrays at least this long (bytes) are past the core's L2 cache: probed through the
 /// prefetching pipeline, or with AVX-512 a batch of keys at a time (`ProbeBatch`). Smaller
 /// ones stay in the L2 cache, where both only cost time.
+#[cfg(target_arch = "x86_64")]
 pub(crate) const LARGE_ARRAY_BYTES: usize = 512 * 1024;
 
 /// Starts loading the cache line holding `address` (which need not be valid).

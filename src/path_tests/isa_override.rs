@@ -2,7 +2,8 @@
 //! process), which reports the path in use through the Rust API and the C ABI.
 
 use std::ffi::CStr;
-use std::process::Command;
+
+use leveldb_bloom_test_support::isa::target_command;
 
 use super::isas;
 use crate::dispatch::{Isa, OVERRIDE};
@@ -14,7 +15,7 @@ const CHILD: &str = "LEVELDB_BLOOM_ISA_TEST_CHILD";
 
 /// The path a child reports with `value` as the override (None: unset).
 fn path_in_child(value: Option<&str>) -> String {
-    let mut child = Command::new(std::env::current_exe().expect("the test binary"));
+    let mut child = target_command(&std::env::current_exe().expect("the test binary"));
     child
         .args([
             "--exact",

@@ -4,26 +4,13 @@ use super::*;
 
 /// The same queries with the filter against unreadable pages, right after its last byte or right
 /// before its first: a read outside the filter would crash this test.
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[cfg(target_os = "linux")]
 #[test]
 fn queries_read_nothing_outside_the_filter() {
-    use std::ffi::{c_int, c_long, c_void};
-    unsafe extern "C" {
-        fn mmap(
-            addr: *mut c_void,
-            len: usize,
-            prot: c_int,
-            flags: c_int,
-            fd: c_int,
-            offset: c_long,
-        ) -> *mut c_void;
-        fn mprotect(addr: *mut c_void, len: usize, prot: c_int) -> c_int;
-        fn munmap(addr: *mut c_void, len: usize) -> c_int;
-    }
-    const PAGE: usize = 4096;
-    const PROT_READ_WRITE: c_int = 0x1 | 0x2;
-    const MAP_PRIVATE_ANONYMOUS: c_int = 0x02 | 0x20;
-    const MAP_FAILED: *mut c_void = !0 as *mut c_void;
+    use libc::{_SC_PAGESIZE, mmap, mprotect, munmap, sysconf};
+    use libc::{MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_NONE, PROT_READ, PROT_WRITE};
+    // SAFETY: sysconf only reads a setting.
+    let page = usize::try_from(unsafe { sysconf(_SC_PAGESIZE) }).expect("the page size");
 
     // [unreadable page][filter page][unreadable page]
     // SAFETY: a fresh private mapping; the middle page stays readable and writable, and the slices
@@ -31,19 +18,23 @@ fn queries_read_nothing_outside_the_filter() {
     let pages = unsafe {
         mmap(
             std::ptr::null_mut(),
-            3 * PAGE,
-            PROT_READ_WRITE,
-            MAP_PRIVATE_ANONYMOUS,
+            3 * page,
+            PROT_READ | PROT_WRITE,
+            MAP_PRIVATE | MAP_ANONYMOUS,
             -1,
             0,
         )
     };
     assert_ne!(pages, MAP_FAILED, "mmap");
-    let middle = pages.cast::<u8>().wrapping_add(PAGE);
+    let middle = pages.cast::<u8>().wrapping_add(page);
     // SAFETY: the first and last pages of the mapping.
     unsafe {
-        assert_eq!(mprotect(pages, PAGE, 0), 0, "mprotect");
-        assert_eq!(mprotect(middle.add(PAGE).cast(), PAGE, 0), 0, "mprotect");
+        assert_eq!(mprotect(pages, page, PROT_NONE), 0, "mprotect");
+        assert_eq!(
+            mprotect(middle.add(page).cast(), page, PROT_NONE),
+            0,
+            "mprotect"
+        );
     }
     let mut rng = Rng(7);
     let absent: Vec<Vec<u8>> = (0..1000).map(|i| rng.key(16 + i % 9)).collect();
@@ -54,7 +45,7 @@ fn queries_read_nothing_outside_the_filter() {
         let filter = scalar_filter(10, &keys);
         let mut probes = keys.clone();
         probes.extend(as_slices(&absent));
-        for start in [0, PAGE - filter.len()] {
+        for start in [0, page - filter.len()] {
             // SAFETY: `start..start + filter.len()` lies within the middle page.
             let placed = unsafe { std::slice::from_raw_parts_mut(middle.add(start), filter.len()) };
             placed.copy_from_slice(&filter);
@@ -62,7 +53,7 @@ fn queries_read_nothing_outside_the_filter() {
         }
     }
     // SAFETY: the mapping made above; no slice of it is used after this.
-    assert_eq!(unsafe { munmap(pages, 3 * PAGE) }, 0, "munmap");
+    assert_eq!(unsafe { munmap(pages, 3 * page) }, 0, "munmap");
 }
 
 /// The same answers whatever floating-point mode the caller has set: the AVX-512 single query of

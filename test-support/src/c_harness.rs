@@ -1,5 +1,5 @@
 //! Builds the C and C++ test programs in c_tests/ against the library cargo just built and runs
-//! them, requiring their "N passed, 0 failed" line. Shared by tests/c_tests.rs (plain builds,
+//! them, on each path the CPU has, requiring their "N passed, 0 failed" line and the path forced. Shared by tests/c_tests.rs (plain builds,
 //! linked statically and dynamically), tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and
 //! benches/vs_leveldb.rs (the benchmark against leveldb, timed).
 
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::paths::{lib_dir, root};
-use crate::trials;
+use crate::{isa, trials};
 
 /// What the static library needs from the system (Rust's standard library, mostly): the list
 /// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
@@ -64,8 +64,9 @@ pub const FULL: Budget = Budget {
     thread_rounds: 50,
 };
 
-/// Every test program in c_tests/, and the two benchmarks' checks. The sanitizer and valgrind runs take theirs from this list, so
-/// a program added here (the shim's tests, say) runs under each of them too.
+/// Every test program in c_tests/, and the two benchmarks' checks, each run on every path
+/// ([`run_on`]). The sanitizer and valgrind runs take theirs from this list, so a program added
+/// here (the shim's tests, say) runs under each of them too.
 pub fn programs(budget: Budget) -> Vec<Program> {
     // A fresh seed each run (CI sets one) widens what the differential test explores.
     let seed = std::env::var("LEVELDB_BLOOM_DIFF_SEED").unwrap_or_else(|_| "20261122".into());
@@ -126,11 +127,10 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             ..Program::new("c_tests/differential_leveldb.cc")
         },
         // The benchmark against leveldb at tiny sizes: its byte-for-byte checks, nothing timed;
-        // with keys of 16 to 24 bytes, then all of 7; then all of 16 in strings of their own, on
-        // every path this CPU has.
+        // with keys of 16 to 24 bytes, then all of 7; then all of 16 in strings of their own.
         vs_leveldb(&[]),
         vs_leveldb(&["--key-len=7"]),
-        vs_leveldb(&["--key-len=16", "--heap-keys", "--isa=all"]),
+        vs_leveldb(&["--key-len=16", "--heap-keys"]),
         // The filter block benchmark against leveldb's own classes at tiny sizes: its byte and
         // answer checks, nothing timed.
         Program {
@@ -143,12 +143,11 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         // The single-query A/B tool at tiny sizes, the built library against itself: its answer
         // check and its cleanup, nothing timed; with hot keys of 16 to 24 bytes, then streaming
         // keys of one length, under 8 bytes; then batch queries in chunks of an odd size, hot
-        // and streaming; then on the portable path.
+        // and streaming.
         single_query_ab(&[]),
         single_query_ab(&["--stream", "--key-len", "5"]),
         single_query_ab(&["--batch", "--chunk", "1500"]),
         single_query_ab(&["--batch", "--stream", "--chunk", "2000"]),
-        single_query_ab(&["--isa", "portable"]),
     ]
 }
 
@@ -225,9 +224,16 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
     out
 }
 
+/// Runs `cmd` (a test program, possibly under a tool) on `path`, with LEVELDB_BLOOM_ISA set:
+/// it must pass and report that path.
+pub fn run_on(path: &str, mut cmd: Command) {
+    cmd.env(isa::OVERRIDE, path);
+    isa::check_reported(&run(cmd), path);
+}
+
 /// Runs `cmd` (a test program, possibly under a tool) and requires it to exit 0 and report no
-/// failure.
-pub fn run(mut cmd: Command) {
+/// failure; returns what it printed.
+pub fn run(mut cmd: Command) -> String {
     let output = cmd.output().expect("test program starts");
     let stdout = String::from_utf8_lossy(&output.stdout);
     trials::print(&stdout);
@@ -246,6 +252,7 @@ pub fn run(mut cmd: Command) {
         summary.ends_with(" 0 failed") && !summary.starts_with("0 passed"),
         "no passing summary from {cmd:?}"
     );
+    stdout.into_owned()
 }
 
 /// The command that runs `exe` with the program's arguments.

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import pytest
 
+import leveldb_bloom
 from leveldb_bloom import _native
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -122,3 +123,9 @@ def many_path(request, lib, monkeypatch) -> str:
             pytest.fail(f"{HEADER.name} declares {_native.BATCH_SYMBOL} but {lib.path} lacks it")
         pytest.skip(f"{_native.BATCH_SYMBOL} is not in this version of the C ABI yet")
     return request.param
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The path the library ran: tests/python.rs forces each in turn with LEVELDB_BLOOM_ISA and
+    reads this line to check that the path was obeyed."""
+    terminalreporter.write_line(f"path: {leveldb_bloom.isa()}")
