@@ -1,7 +1,7 @@
 //! The Node.js example (examples/node) as the README's "From other languages" runs it: `npm ci`
-//! installs koffi, `node check_vectors.mjs` checks every reference vector through the C ABI on every path, and
-//! `node quickstart.mjs` builds and queries a filter, against the library cargo just built. Needs
-//! node and npm (CI sets LEVELDB_BLOOM_REQUIRE_NODE=1) and npm's registry.
+//! installs koffi, `node check_vectors.mjs` checks every reference vector through the C ABI (on
+//! every path), and `node quickstart.mjs` builds and queries a filter, against the library cargo
+//! just built. Needs node and npm (CI sets LEVELDB_BLOOM_REQUIRE_NODE=1) and npm's registry.
 
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::Path;
