@@ -12,7 +12,9 @@ mod single;
 
 use std::arch::x86_64::*;
 
-use super::avx512::rows::{ProbeRow, probed_bytes, rows_below, set_probed_bits};
+use super::avx512::rows::{
+    ProbeRow, probed_bytes, rows_below, rows_fit_or_set_all, set_probed_bits,
+};
 use crate::format::MAX_PROBES;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 #[cfg(doc)]
@@ -38,10 +40,7 @@ avx2!(
         n: usize,
         array: &mut [u8],
     ) {
-        if rows_below(positions) as usize > array.len() {
-            // Never: positions are made for the array whose bits they set. Were it otherwise,
-            // every bit is set, so that no key is missed, rather than bits outside the array.
-            array.fill(0xff);
+        if !rows_fit_or_set_all(positions, array) {
             return;
         }
         let large = large_array(array);

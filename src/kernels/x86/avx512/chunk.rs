@@ -6,7 +6,9 @@ use super::LANES;
 use super::hash::hash_chunk_vectors;
 use super::positions::VectorPositions;
 use super::registers::Lookup;
-use super::rows::{for_each_probe_row, probed_bytes, rows_below, set_probed_bits};
+use super::rows::{
+    for_each_probe_row, probed_bytes, rows_below, rows_fit_or_set_all, set_probed_bits,
+};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
@@ -24,10 +26,7 @@ avx512!(
         n: usize,
         array: &mut [u8],
     ) {
-        if rows_below(positions) as usize > array.len() {
-            // Never: positions are made for the array whose bits they set. Were it otherwise,
-            // every bit is set, so that no key is missed, rather than bits outside the array.
-            array.fill(0xff);
+        if !rows_fit_or_set_all(positions, array) {
             return;
         }
         // n <= CHUNK; `min` shows the compiler, without a panic path.

@@ -86,6 +86,18 @@ pub(crate) fn rows_below(positions: &ProbePositions) -> u32 {
     positions.len.max(1)
 }
 
+/// Whether rows made for `positions` index `array`, as they always do: positions are made for
+/// the array whose bits they set. Were it otherwise, every bit is set, so that no key is missed,
+/// rather than bits outside the array, and the build has nothing left to do.
+#[inline]
+pub(crate) fn rows_fit_or_set_all(positions: &ProbePositions, array: &mut [u8]) -> bool {
+    let fit = rows_below(positions) as usize <= array.len();
+    if !fit {
+        array.fill(0xff);
+    }
+    fit
+}
+
 impl RowWriter {
     avx512!(
         /// Hashes the first `n` keys of a chunk.
