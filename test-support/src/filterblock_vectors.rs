@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::paths::root;
+use crate::vectors::{answer_bits, hex_digits};
 
 /// A call to leveldb's `FilterBlockBuilder`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,11 +45,7 @@ pub fn hex(field: &str) -> Vec<u8> {
             Some((count, digits)) => (count.parse().expect("run count"), digits),
             None => (1, part),
         };
-        assert!(digits.len().is_multiple_of(2), "odd hex field");
-        let bytes: Vec<u8> = (0..digits.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex digit"))
-            .collect();
+        let bytes = hex_digits(digits);
         for _ in 0..count {
             out.extend_from_slice(&bytes);
         }
@@ -111,11 +108,7 @@ pub fn for_each_record_in(dir: &Path, mut check: impl FnMut(&Record<'_>)) -> usi
             ["read", name, block, answers] => (false, *name, *block, *answers),
             _ => panic!("malformed vector line: {line:.80}"),
         };
-        let answers: Vec<bool> = if answers == "-" {
-            Vec::new()
-        } else {
-            answers.bytes().map(|b| b == b'1').collect()
-        };
+        let answers = answer_bits(answers);
         assert_eq!(answers.len(), queries.len(), "one answer per query");
         check(&Record {
             policy: policy(name),

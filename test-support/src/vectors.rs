@@ -14,15 +14,30 @@ pub struct Record<'a> {
     pub answers: Vec<bool>,
 }
 
+/// Bytes from plain hex; `-` is empty.
 fn hex(field: &str) -> Vec<u8> {
     if field == "-" {
         return Vec::new();
     }
-    assert!(field.len().is_multiple_of(2), "odd hex field");
-    (0..field.len())
+    hex_digits(field)
+}
+
+/// Bytes from hex digits, two per byte.
+pub(crate) fn hex_digits(digits: &str) -> Vec<u8> {
+    assert!(digits.len().is_multiple_of(2), "odd hex field");
+    (0..digits.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&field[i..i + 2], 16).expect("hex digit"))
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex digit"))
         .collect()
+}
+
+/// leveldb's answers from a field of `0`s and `1`s; `-` is none.
+pub(crate) fn answer_bits(field: &str) -> Vec<bool> {
+    if field == "-" {
+        Vec::new()
+    } else {
+        field.bytes().map(|b| b == b'1').collect()
+    }
 }
 
 /// Calls `check` on every record of `vectors/<name>` and returns how many there were.
@@ -57,11 +72,7 @@ pub fn for_each_record(name: &str, mut check: impl FnMut(&Record<'_>)) -> usize 
             ["match", filter, answers] => (None, *filter, *answers),
             _ => panic!("malformed vector line: {line:.80}"),
         };
-        let answers: Vec<bool> = if answers == "-" {
-            Vec::new()
-        } else {
-            answers.bytes().map(|b| b == b'1').collect()
-        };
+        let answers = answer_bits(answers);
         assert_eq!(answers.len(), probes.len(), "one answer per probe");
         check(&Record {
             bits_per_key,
