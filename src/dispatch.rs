@@ -103,6 +103,13 @@ impl Isa {
         BEST.load(Ordering::Relaxed) == self as u8
     }
 
+    /// Whether [`Isa::best`] has been detected and is `self` or above: one compare of a byte.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn best_detected_is_at_least(self) -> bool {
+        BEST.load(Ordering::Relaxed) >= self as u8
+    }
+
     /// [`Isa::best`] if it has been detected already: a plain load, with no call to keep
     /// registers across.
     #[inline]

@@ -1,7 +1,7 @@
 //! The single query for callers that cannot unwind: the C entries, whose `ffi_boundary!` needs no
 //! landing pad around it, and [`crate::key_may_match`]. It calls only C-ABI functions, from which
-//! no call can unwind: the AVX-512 kernel, and a function for every other case, both with no
-//! path to a panic.
+//! no call can unwind: the AVX-512 and AVX2 kernels, and a function for every other case, all
+//! with no path to a panic.
 
 #[cfg(doc)]
 use crate::cannot_panic::CannotPanic;
@@ -10,6 +10,8 @@ use crate::dispatch::Isa;
 use crate::dispatch::may_match_c_abi;
 #[cfg(target_arch = "x86_64")]
 use crate::format::parse;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::x86::avx2;
 
 /// Runs an export's body and turns a panic into the export's documented error result. Internal
 /// C-ABI functions use it too ([`single_query_off_avx512`]), as no panic may unwind out of one
@@ -47,27 +49,33 @@ pub(crate) use ffi_boundary_cannot_panic;
 
 /// leveldb's `KeyMayMatch` for one key on the best kernel, as 0 or 1, for the C entries and
 /// [`crate::key_may_match`]. It calls only C-ABI functions, from which no call can unwind: the
-/// AVX-512 kernel and [`single_query_off_avx512`], both with no path to a panic
+/// AVX-512 and AVX2 kernels and [`single_query_off_avx512`], all with no path to a panic
 /// ([`CannotPanic`]). So the C entry's `ffi_boundary!` needs no landing pad around this, and the
-/// C entry reaches the AVX-512 kernel by a tail jump, without a stack frame of its own.
+/// C entry reaches either kernel by a tail jump, without a stack frame of its own.
 #[inline(always)]
 pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
     // Filters without a bit array or with a reserved k go the other way too: answered here, their
     // constant answer was set in the return register before the branch, on the query's path.
     #[cfg(target_arch = "x86_64")]
-    if Isa::Avx512.is_best_detected()
+    if Isa::Avx2.best_detected_is_at_least()
         && let Ok((array, k)) = parse(filter)
     {
-        // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
-        return unsafe { may_match_c_abi(k.into(), key, array) };
+        // SAFETY: each is only detected on a CPU with its features.
+        return unsafe {
+            if Isa::Avx512.is_best_detected() {
+                may_match_c_abi(k.into(), key, array)
+            } else {
+                avx2::may_match_c_abi(k.into(), key, array)
+            }
+        };
     }
     single_query_off_avx512(key, filter)
 }
 
-/// [`single_query`] off the AVX-512 path: on other CPUs, on any before its instruction set is
-/// detected (once per process), and for filters without a bit array or with a reserved k. Apart,
-/// so that the AVX-512 path's code stays as short as it is and makes no call that would need the
-/// key and filter saved across it. It has no path to a panic either, as the exports the C++ shim
+/// [`single_query`] off the AVX-512 and AVX2 paths: on other CPUs, on any before its instruction
+/// set is detected (once per process), and for filters without a bit array or with a reserved k.
+/// Apart, so that the vector paths' code stays as short as it is and makes no call that would
+/// need the key and filter saved across it. It has no path to a panic either, as the exports the C++ shim
 /// calls must not (see [`ffi_boundary_cannot_panic!`]).
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.

@@ -1,21 +1,49 @@
-//! The single query: the positions of 8 probes at once in a vector.
+//! The single query: the positions of 8 probes at once in a vector, in a C-ABI function with no
+//! path to a panic ([`CannotPanic`]), which the C entries reach by a tail jump.
 
 use std::arch::x86_64::*;
 
 use super::{LANES, probe_bytes};
+use crate::cannot_panic::CannotPanic;
 use crate::kernels::portable::single_query_hash;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx2;
+
+/// The single query with the kernels' common signature: [`may_match_c_abi`] as a bool.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[inline(always)]
+pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
+    // SAFETY: the CPU has AVX2, by this function's contract.
+    unsafe { may_match_c_abi(k.into(), key, array) != 0 }
+}
+
+avx2!(
+    /// [`probe`] as a C-ABI function returning 0 or 1, so that a call to it cannot unwind and the
+    /// C entries reach it by a tail jump (see [`crate::no_unwind::single_query`]); `k` comes
+    /// first so that they pass the key and filter on in the registers they arrive in. A panic
+    /// inside would abort the process, so there must be none to reach: [`CannotPanic`] proves it.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+    pub(crate) unsafe extern "C" fn may_match_c_abi(k: u32, key: &[u8], array: &[u8]) -> u8 {
+        let proof = CannotPanic;
+        let answer = probe(key, array, k as u8);
+        proof.holds();
+        answer.into()
+    }
+);
 
 avx2!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
     /// the hash in scalar code, then the positions of 8 probes at once in a vector, written out
     /// and checked together, and each probed byte read with a plain load, with no branch on the
     /// bits and no check per probe (see docs/PERFORMANCE.md, Single query: AVX2).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
+    #[inline]
+    fn probe(key: &[u8], array: &[u8], k: u8) -> bool {
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
         if positions.len as usize > array.len() {
