@@ -52,15 +52,11 @@ avx2!(
             // docs/PERFORMANCE.md, Single query: AVX2). Were it otherwise, "may match".
             return true;
         }
-        let delta = h.rotate_right(17);
+        let delta = _mm256_set1_epi32(h.rotate_right(17) as i32);
         let mut lanes = _mm256_add_epi32(
             _mm256_set1_epi32(h as i32),
-            _mm256_mullo_epi32(
-                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                _mm256_set1_epi32(delta as i32),
-            ),
+            _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), delta),
         );
-        let eight = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
         let magic = _mm256_set1_epi64x(i64::from(positions.magic));
         let shift = _mm_cvtsi32_si128(positions.shift as i32);
         let len = _mm256_set1_epi32(positions.len as i32);
@@ -87,7 +83,7 @@ avx2!(
                 all_set &= u32::from(unsafe { *array.get_unchecked(byte as usize) }) >> bit;
             }
             left = left.saturating_sub(LANES);
-            lanes = _mm256_add_epi32(lanes, eight);
+            lanes = _mm256_add_epi32(lanes, _mm256_slli_epi32::<3>(delta));
         }
         all_set & 1 != 0
     }
