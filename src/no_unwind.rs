@@ -11,7 +11,7 @@ use crate::dispatch::may_match_c_abi;
 #[cfg(target_arch = "x86_64")]
 use crate::format::parse;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::x86::avx2;
+use crate::kernels::{portable, x86::avx2};
 
 /// Runs an export's body and turns a panic into the export's documented error result. Internal
 /// C-ABI functions use it too ([`single_query_off_avx512`]), as no panic may unwind out of one
@@ -57,17 +57,22 @@ pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
     // Filters without a bit array or with a reserved k go the other way too: answered here, their
     // constant answer was set in the return register before the branch, on the query's path.
     #[cfg(target_arch = "x86_64")]
-    if Isa::Avx2.best_detected_is_at_least()
+    if Isa::Avx512.is_best_detected()
         && let Ok((array, k)) = parse(filter)
     {
-        // SAFETY: each is only detected on a CPU with its features.
-        return unsafe {
-            if Isa::Avx512.is_best_detected() {
-                may_match_c_abi(k.into(), key, array)
-            } else {
-                avx2::may_match_c_abi(k.into(), key, array)
-            }
-        };
+        // SAFETY: `Isa::Avx512` is only detected on a CPU with its features.
+        return unsafe { may_match_c_abi(k.into(), key, array) };
+    }
+    // The other paths after the AVX-512 one, which they leave as short as it was.
+    #[cfg(target_arch = "x86_64")]
+    if Isa::Portable.best_detected_is_at_least()
+        && let Ok((array, k)) = parse(filter)
+    {
+        if Isa::Avx2.is_best_detected() {
+            // SAFETY: `Isa::Avx2` is only detected on a CPU with AVX2.
+            return unsafe { avx2::may_match_c_abi(k.into(), key, array) };
+        }
+        return portable::may_match_c_abi(k.into(), key, array);
     }
     single_query_off_avx512(key, filter)
 }
