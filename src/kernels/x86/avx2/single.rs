@@ -9,21 +9,9 @@ use crate::kernels::portable::single_query_hash;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx2;
 
-/// The single query with the kernels' common signature: [`may_match_c_abi`] as a bool.
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[inline(always)]
-pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-    // SAFETY: the CPU has AVX2, by this function's contract.
-    unsafe { may_match_c_abi(k.into(), key, array) != 0 }
-}
-
 avx2!(
-    /// [`probe`] as a C-ABI function returning 0 or 1, so that a call to it cannot unwind and the
-    /// C entries reach it by a tail jump (see [`crate::no_unwind::single_query`]); `k` comes
-    /// first so that they pass the key and filter on in the registers they arrive in. A panic
-    /// inside would abort the process, so there must be none to reach: [`CannotPanic`] proves it.
+    /// [`probe`] as a C-ABI function returning 0 or 1, with no path to a panic
+    /// ([`CannotPanic`]), for the C entries' tail jump (see [`crate::no_unwind::single_query`]).
     ///
     /// # Safety
     /// The CPU must support AVX2.
