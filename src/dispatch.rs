@@ -104,7 +104,6 @@ impl Isa {
     }
 
     /// Whether [`Isa::best`] has been detected: one compare of a byte.
-    #[cfg(target_arch = "x86_64")]
     #[inline]
     pub(crate) fn best_is_detected() -> bool {
         BEST.load(Ordering::Relaxed) != 0

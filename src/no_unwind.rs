@@ -8,10 +8,10 @@ use crate::cannot_panic::CannotPanic;
 use crate::dispatch::Isa;
 #[cfg(target_arch = "x86_64")]
 use crate::dispatch::may_match_c_abi;
-#[cfg(target_arch = "x86_64")]
 use crate::format::parse;
+use crate::kernels::portable;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::{portable, x86::avx2};
+use crate::kernels::x86::avx2;
 
 /// Runs an export's body and turns a panic into the export's documented error result. Internal
 /// C-ABI functions use it too ([`single_query_otherwise`]), as no panic may unwind out of one
@@ -65,10 +65,10 @@ pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
         return unsafe { may_match_c_abi(k.into(), key, array) };
     }
     // The other paths after the AVX-512 one, which they leave as short as it was.
-    #[cfg(target_arch = "x86_64")]
     if Isa::best_is_detected()
         && let Ok((array, k)) = parse(filter)
     {
+        #[cfg(target_arch = "x86_64")]
         if Isa::Avx2.is_best_detected() {
             // SAFETY: `Isa::Avx2` is only detected on a CPU with AVX2.
             return unsafe { avx2::may_match_c_abi(k.into(), key, array) };
@@ -79,10 +79,10 @@ pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
 }
 
 /// [`single_query`] where no kernel is reached directly: before the path is detected (once per
-/// process), on other architectures, and for filters without a bit array or with a reserved k.
-/// Apart, so that the kernels' paths stay as short as they are and make no call that would need
-/// the key and filter saved across it. It has no path to a panic either, as the exports the C++
-/// shim calls must not (see [`ffi_boundary_cannot_panic!`]).
+/// process), and for filters without a bit array or with a reserved k. Apart, so that the
+/// kernels' paths stay as short as they are and make no call that would need the key and filter
+/// saved across it. It has no path to a panic either, as the exports the C++ shim calls must not
+/// (see [`ffi_boundary_cannot_panic!`]).
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
 extern "C" fn single_query_otherwise(key: &[u8], filter: &[u8]) -> u8 {
