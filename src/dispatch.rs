@@ -103,6 +103,12 @@ impl Isa {
         BEST.load(Ordering::Relaxed) == self as u8
     }
 
+    /// Whether [`Isa::best`] has been detected: one compare of a byte.
+    #[inline]
+    pub(crate) fn best_is_detected() -> bool {
+        BEST.load(Ordering::Relaxed) != 0
+    }
+
     /// [`Isa::best`] if it has been detected already: a plain load, with no call to keep
     /// registers across.
     #[inline]
@@ -223,7 +229,7 @@ impl Isa {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => {
                 // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-                unsafe { avx2::may_match(key, array, k) }
+                unsafe { avx2::may_match_c_abi(k.into(), key, array) != 0 }
             }
             _ => portable::may_match(key, array, k),
         }

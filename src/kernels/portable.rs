@@ -1,6 +1,7 @@
 //! The portable kernels: plain Rust for any CPU, and the scalar half of the single query that the
 //! SIMD kernels share.
 
+use crate::cannot_panic::CannotPanic;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::{LemirePositions, ProbePositions};
@@ -149,6 +150,19 @@ pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
         h = h.wrapping_add(delta);
     }
     all_set & 1 != 0
+}
+
+/// [`may_match`] as a C-ABI function returning 0 or 1, with no path to a panic ([`CannotPanic`]),
+/// for the C entries' tail jump (see [`crate::no_unwind::single_query`]).
+#[inline(never)]
+#[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+pub(crate) extern "C" fn may_match_c_abi(k: u32, key: &[u8], array: &[u8]) -> u8 {
+    let proof = CannotPanic;
+    // Never empty (`format::parse`), but the compiler cannot see it here: were it so, "may match"
+    // rather than a division by zero.
+    let answer = array.is_empty() || may_match(key, array, k as u8);
+    proof.holds();
+    answer.into()
 }
 
 /// [`bloom_hash`] for one key: 16 bytes per loop step and 8 if left, then the odd word and the

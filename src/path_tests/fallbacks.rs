@@ -54,3 +54,10 @@ fn batch_build_into_a_smaller_array_sets_every_bit() {
         assert!(after.iter().all(|&b| b == 0), "wrote past the array");
     }
 }
+
+/// The portable single query's C-ABI kernel given an empty array, which `format::parse` never
+/// hands it: "may match", not a division by zero.
+#[test]
+fn portable_single_query_of_an_empty_array_may_match() {
+    assert_eq!(crate::kernels::portable::may_match_c_abi(6, b"key", &[]), 1);
+}

@@ -23,7 +23,7 @@ use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx2;
 use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES, prefetch_line};
 
-pub(crate) use single::may_match;
+pub(crate) use single::may_match_c_abi;
 
 avx2!(
     /// [`portable::fill_chunk`] with AVX2: the hashes 8 keys and the probe positions 8 lanes per

@@ -1,21 +1,37 @@
-//! The single query: the positions of 8 probes at once in a vector.
+//! The single query: the positions of 8 probes at once in a vector, in a C-ABI function with no
+//! path to a panic ([`CannotPanic`]), which the C entries reach by a tail jump.
 
 use std::arch::x86_64::*;
 
 use super::{LANES, probe_bytes};
+use crate::cannot_panic::CannotPanic;
 use crate::kernels::portable::single_query_hash;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx2;
+
+avx2!(
+    /// [`probe`] as a C-ABI function returning 0 or 1, with no path to a panic
+    /// ([`CannotPanic`]), for the C entries' tail jump (see [`crate::no_unwind::single_query`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
+    pub(crate) unsafe extern "C" fn may_match_c_abi(k: u32, key: &[u8], array: &[u8]) -> u8 {
+        let proof = CannotPanic;
+        let answer = probe(key, array, k as u8);
+        proof.holds();
+        answer.into()
+    }
+);
 
 avx2!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
     /// the hash in scalar code, then the positions of 8 probes at once in a vector, written out
     /// and checked together, and each probed byte read with a plain load, with no branch on the
     /// bits and no check per probe (see docs/PERFORMANCE.md, Single query: AVX2).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
+    #[inline]
+    fn probe(key: &[u8], array: &[u8], k: u8) -> bool {
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
         if positions.len as usize > array.len() {
@@ -24,15 +40,11 @@ avx2!(
             // docs/PERFORMANCE.md, Single query: AVX2). Were it otherwise, "may match".
             return true;
         }
-        let delta = h.rotate_right(17);
+        let delta = _mm256_set1_epi32(h.rotate_right(17) as i32);
         let mut lanes = _mm256_add_epi32(
             _mm256_set1_epi32(h as i32),
-            _mm256_mullo_epi32(
-                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                _mm256_set1_epi32(delta as i32),
-            ),
+            _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), delta),
         );
-        let eight = _mm256_set1_epi32(delta.wrapping_mul(8) as i32);
         let magic = _mm256_set1_epi64x(i64::from(positions.magic));
         let shift = _mm_cvtsi32_si128(positions.shift as i32);
         let len = _mm256_set1_epi32(positions.len as i32);
@@ -59,7 +71,7 @@ avx2!(
                 all_set &= u32::from(unsafe { *array.get_unchecked(byte as usize) }) >> bit;
             }
             left = left.saturating_sub(LANES);
-            lanes = _mm256_add_epi32(lanes, eight);
+            lanes = _mm256_add_epi32(lanes, _mm256_slli_epi32::<3>(delta));
         }
         all_set & 1 != 0
     }
