@@ -1,14 +1,8 @@
 //! The Rust API beyond the reference vectors: appending, allocation failure, filters of 2^32
 //! bits or more (checked by leveldb's rule, too large to store as vectors), and threads, through
-//! the Rust API and through the C ABI with a custom policy of Rust callbacks.
+//! the Rust API and, with the `leveldb-c-api` feature, through the C ABI with a custom policy of
+//! Rust callbacks.
 
-use std::ffi::c_char;
-
-use leveldb_bloom::ffi::{
-    leveldb_filterpolicy_create, leveldb_filterpolicy_create_bloom,
-    leveldb_filterpolicy_create_filter, leveldb_filterpolicy_destroy,
-    leveldb_filterpolicy_key_may_match, leveldb_free,
-};
 use leveldb_bloom::hash::bloom_hash;
 use leveldb_bloom::{BloomPolicy, POLICY_NAME, key_may_match};
 
@@ -90,41 +84,6 @@ fn filters_of_2_pow_32_bits_or_more_use_the_hash_as_the_position() {
 }
 
 #[test]
-fn filters_of_2_pow_32_bits_through_the_c_abi() {
-    let keys: [&[u8]; 2] = [b"alpha", b"beta"];
-    let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
-    let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
-    // 2 keys at INT_MAX bits each round up to exactly 2^32 bits (512 MiB) plus the k byte.
-    let policy = leveldb_filterpolicy_create_bloom(i32::MAX);
-    let mut len = 0;
-    let filter = unsafe {
-        leveldb_filterpolicy_create_filter(policy, ptrs.as_ptr(), lens.as_ptr(), 2, &mut len)
-    };
-    assert!(!filter.is_null());
-    assert_eq!(len, (1 << 29) + 1);
-    let bytes = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) };
-    check_huge_filter(&keys, bytes);
-    for key in keys {
-        assert_eq!(
-            unsafe {
-                leveldb_filterpolicy_key_may_match(
-                    policy,
-                    key.as_ptr().cast(),
-                    key.len(),
-                    filter,
-                    len,
-                )
-            },
-            1
-        );
-    }
-    unsafe {
-        leveldb_free(filter.cast());
-        leveldb_filterpolicy_destroy(policy);
-    }
-}
-
-#[test]
 fn threads_share_one_policy() {
     let policy = BloomPolicy::new(10);
     let keys: Vec<Vec<u8>> = (0..2000u32)
@@ -156,141 +115,207 @@ fn threads_share_one_policy() {
     });
 }
 
-/// A custom C policy made of Rust callbacks that forward to the bloom policy and count calls.
-mod counting_policy {
-    use std::ffi::{c_char, c_int, c_void};
-    use std::sync::atomic::{AtomicUsize, Ordering};
+/// The same through the C ABI, which the `leveldb-c-api` feature exports.
+#[cfg(feature = "leveldb-c-api")]
+mod c_abi {
+    use std::ffi::c_char;
 
+    use leveldb_bloom::BloomPolicy;
     use leveldb_bloom::ffi::{
-        leveldb_filterpolicy_create_filter, leveldb_filterpolicy_key_may_match,
-        leveldb_filterpolicy_t,
+        leveldb_filterpolicy_create, leveldb_filterpolicy_create_bloom,
+        leveldb_filterpolicy_create_filter, leveldb_filterpolicy_destroy,
+        leveldb_filterpolicy_key_may_match, leveldb_free,
     };
 
-    pub struct Counting {
-        pub inner: *const leveldb_filterpolicy_t,
-        pub creates: AtomicUsize,
-        pub matches: AtomicUsize,
-    }
+    use super::check_huge_filter;
 
-    pub unsafe extern "C" fn create(
-        state: *mut c_void,
-        keys: *const *const c_char,
-        lengths: *const usize,
-        n: c_int,
-        len: *mut usize,
-    ) -> *mut c_char {
-        let counting = unsafe { &*state.cast::<Counting>() };
-        counting.creates.fetch_add(1, Ordering::Relaxed);
-        unsafe { leveldb_filterpolicy_create_filter(counting.inner, keys, lengths, n, len) }
-    }
-
-    pub unsafe extern "C" fn key_may_match(
-        state: *mut c_void,
-        key: *const c_char,
-        length: usize,
-        filter: *const c_char,
-        filter_length: usize,
-    ) -> u8 {
-        let counting = unsafe { &*state.cast::<Counting>() };
-        counting.matches.fetch_add(1, Ordering::Relaxed);
+    #[test]
+    fn filters_of_2_pow_32_bits_through_the_c_abi() {
+        let keys: [&[u8]; 2] = [b"alpha", b"beta"];
+        let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
+        let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
+        // 2 keys at INT_MAX bits each round up to exactly 2^32 bits (512 MiB) plus the k byte.
+        let policy = leveldb_filterpolicy_create_bloom(i32::MAX);
+        let mut len = 0;
+        let filter = unsafe {
+            leveldb_filterpolicy_create_filter(policy, ptrs.as_ptr(), lens.as_ptr(), 2, &mut len)
+        };
+        assert!(!filter.is_null());
+        assert_eq!(len, (1 << 29) + 1);
+        let bytes = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) };
+        check_huge_filter(&keys, bytes);
+        for key in keys {
+            assert_eq!(
+                unsafe {
+                    leveldb_filterpolicy_key_may_match(
+                        policy,
+                        key.as_ptr().cast(),
+                        key.len(),
+                        filter,
+                        len,
+                    )
+                },
+                1
+            );
+        }
         unsafe {
-            leveldb_filterpolicy_key_may_match(counting.inner, key, length, filter, filter_length)
+            leveldb_free(filter.cast());
+            leveldb_filterpolicy_destroy(policy);
         }
     }
 
-    pub unsafe extern "C" fn name(_: *mut c_void) -> *const c_char {
-        c"test.Counting".as_ptr()
-    }
-}
+    /// A custom C policy made of Rust callbacks that forward to the bloom policy and count calls.
+    mod counting_policy {
+        use std::ffi::{c_char, c_int, c_void};
+        use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A policy pointer shared by threads: policies are immutable, so sharing is allowed (header).
-#[derive(Clone, Copy)]
-struct Shared(*mut leveldb_bloom::ffi::leveldb_filterpolicy_t);
-unsafe impl Send for Shared {}
-unsafe impl Sync for Shared {}
+        use leveldb_bloom::ffi::{
+            leveldb_filterpolicy_create_filter, leveldb_filterpolicy_key_may_match,
+            leveldb_filterpolicy_t,
+        };
 
-/// Builds the filter for `keys` through the C ABI and returns it with every probe's answer.
-fn c_build_and_query(policy: Shared, keys: &[Vec<u8>], probes: &[Vec<u8>]) -> (Vec<u8>, Vec<u8>) {
-    let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
-    let lens: Vec<usize> = keys.iter().map(Vec::len).collect();
-    let mut len = 0;
-    let filter = unsafe {
-        leveldb_filterpolicy_create_filter(
-            policy.0,
-            ptrs.as_ptr(),
-            lens.as_ptr(),
-            keys.len() as i32,
-            &mut len,
-        )
-    };
-    assert!(!filter.is_null());
-    let bytes = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) }.to_vec();
-    let answers = probes
-        .iter()
-        .map(|p| unsafe {
-            leveldb_filterpolicy_key_may_match(policy.0, p.as_ptr().cast(), p.len(), filter, len)
-        })
-        .collect();
-    unsafe { leveldb_free(filter.cast()) };
-    (bytes, answers)
-}
-
-/// 8 Rust threads build and query through one C policy at once, each round a different key set:
-/// the bloom policy, then a custom policy of Rust callbacks forwarding to it. Every result equals
-/// the single-threaded one, and every call reaches the callbacks exactly once.
-#[test]
-fn threads_share_one_policy_through_the_c_abi() {
-    const THREADS: usize = 8;
-    const ROUNDS: usize = 20;
-    const SETS: usize = 10;
-    let probes: Vec<Vec<u8>> = (0..1500u32)
-        .map(|i| i.to_be_bytes().repeat(1 + i as usize % 3))
-        .collect();
-    let sets: Vec<&[Vec<u8>]> = (0..SETS).map(|s| &probes[..s * 97]).collect();
-
-    let bloom = Shared(leveldb_filterpolicy_create_bloom(10));
-    let counting = counting_policy::Counting {
-        inner: bloom.0,
-        creates: 0.into(),
-        matches: 0.into(),
-    };
-    let custom = Shared(leveldb_filterpolicy_create(
-        std::ptr::from_ref(&counting).cast_mut().cast(),
-        None,
-        Some(counting_policy::create),
-        Some(counting_policy::key_may_match),
-        Some(counting_policy::name),
-    ));
-    for policy in [bloom, custom] {
-        let expected: Vec<_> = sets
-            .iter()
-            .map(|keys| c_build_and_query(policy, keys, &probes))
-            .collect();
-        // The Rust API builds the same filters, so the C path is checked against the oracle too.
-        for (keys, (filter, _)) in sets.iter().zip(&expected) {
-            let mut oracle = Vec::new();
-            BloomPolicy::new(10).create_filter(keys, &mut oracle);
-            assert!(&oracle == filter);
+        pub struct Counting {
+            pub inner: *const leveldb_filterpolicy_t,
+            pub creates: AtomicUsize,
+            pub matches: AtomicUsize,
         }
-        std::thread::scope(|scope| {
-            for t in 0..THREADS {
-                let (sets, probes, expected) = (&sets, &probes, &expected);
-                scope.spawn(move || {
-                    for round in 0..ROUNDS {
-                        let set = (t + round * (1 + t % 3)) % SETS;
-                        assert!(c_build_and_query(policy, sets[set], probes) == expected[set]);
-                    }
-                });
+
+        pub unsafe extern "C" fn create(
+            state: *mut c_void,
+            keys: *const *const c_char,
+            lengths: *const usize,
+            n: c_int,
+            len: *mut usize,
+        ) -> *mut c_char {
+            let counting = unsafe { &*state.cast::<Counting>() };
+            counting.creates.fetch_add(1, Ordering::Relaxed);
+            unsafe { leveldb_filterpolicy_create_filter(counting.inner, keys, lengths, n, len) }
+        }
+
+        pub unsafe extern "C" fn key_may_match(
+            state: *mut c_void,
+            key: *const c_char,
+            length: usize,
+            filter: *const c_char,
+            filter_length: usize,
+        ) -> u8 {
+            let counting = unsafe { &*state.cast::<Counting>() };
+            counting.matches.fetch_add(1, Ordering::Relaxed);
+            unsafe {
+                leveldb_filterpolicy_key_may_match(
+                    counting.inner,
+                    key,
+                    length,
+                    filter,
+                    filter_length,
+                )
             }
-        });
+        }
+
+        pub unsafe extern "C" fn name(_: *mut c_void) -> *const c_char {
+            c"test.Counting".as_ptr()
+        }
     }
-    // The custom policy's single-threaded builds, then the threads'.
-    let builds = SETS + THREADS * ROUNDS;
-    assert_eq!(counting.creates.into_inner(), builds);
-    assert_eq!(counting.matches.into_inner(), builds * probes.len());
-    unsafe {
-        leveldb_filterpolicy_destroy(custom.0);
-        leveldb_filterpolicy_destroy(bloom.0);
+
+    /// A policy pointer shared by threads: policies are immutable, so sharing is allowed (header).
+    #[derive(Clone, Copy)]
+    struct Shared(*mut leveldb_bloom::ffi::leveldb_filterpolicy_t);
+    unsafe impl Send for Shared {}
+    unsafe impl Sync for Shared {}
+
+    /// Builds the filter for `keys` through the C ABI and returns it with every probe's answer.
+    fn c_build_and_query(
+        policy: Shared,
+        keys: &[Vec<u8>],
+        probes: &[Vec<u8>],
+    ) -> (Vec<u8>, Vec<u8>) {
+        let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
+        let lens: Vec<usize> = keys.iter().map(Vec::len).collect();
+        let mut len = 0;
+        let filter = unsafe {
+            leveldb_filterpolicy_create_filter(
+                policy.0,
+                ptrs.as_ptr(),
+                lens.as_ptr(),
+                keys.len() as i32,
+                &mut len,
+            )
+        };
+        assert!(!filter.is_null());
+        let bytes = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) }.to_vec();
+        let answers = probes
+            .iter()
+            .map(|p| unsafe {
+                leveldb_filterpolicy_key_may_match(
+                    policy.0,
+                    p.as_ptr().cast(),
+                    p.len(),
+                    filter,
+                    len,
+                )
+            })
+            .collect();
+        unsafe { leveldb_free(filter.cast()) };
+        (bytes, answers)
+    }
+
+    /// 8 Rust threads build and query through one C policy at once, each round a different key set:
+    /// the bloom policy, then a custom policy of Rust callbacks forwarding to it. Every result equals
+    /// the single-threaded one, and every call reaches the callbacks exactly once.
+    #[test]
+    fn threads_share_one_policy_through_the_c_abi() {
+        const THREADS: usize = 8;
+        const ROUNDS: usize = 20;
+        const SETS: usize = 10;
+        let probes: Vec<Vec<u8>> = (0..1500u32)
+            .map(|i| i.to_be_bytes().repeat(1 + i as usize % 3))
+            .collect();
+        let sets: Vec<&[Vec<u8>]> = (0..SETS).map(|s| &probes[..s * 97]).collect();
+
+        let bloom = Shared(leveldb_filterpolicy_create_bloom(10));
+        let counting = counting_policy::Counting {
+            inner: bloom.0,
+            creates: 0.into(),
+            matches: 0.into(),
+        };
+        let custom = Shared(leveldb_filterpolicy_create(
+            std::ptr::from_ref(&counting).cast_mut().cast(),
+            None,
+            Some(counting_policy::create),
+            Some(counting_policy::key_may_match),
+            Some(counting_policy::name),
+        ));
+        for policy in [bloom, custom] {
+            let expected: Vec<_> = sets
+                .iter()
+                .map(|keys| c_build_and_query(policy, keys, &probes))
+                .collect();
+            // The Rust API builds the same filters, so the C path is checked against the oracle too.
+            for (keys, (filter, _)) in sets.iter().zip(&expected) {
+                let mut oracle = Vec::new();
+                BloomPolicy::new(10).create_filter(keys, &mut oracle);
+                assert!(&oracle == filter);
+            }
+            std::thread::scope(|scope| {
+                for t in 0..THREADS {
+                    let (sets, probes, expected) = (&sets, &probes, &expected);
+                    scope.spawn(move || {
+                        for round in 0..ROUNDS {
+                            let set = (t + round * (1 + t % 3)) % SETS;
+                            assert!(c_build_and_query(policy, sets[set], probes) == expected[set]);
+                        }
+                    });
+                }
+            });
+        }
+        // The custom policy's single-threaded builds, then the threads'.
+        let builds = SETS + THREADS * ROUNDS;
+        assert_eq!(counting.creates.into_inner(), builds);
+        assert_eq!(counting.matches.into_inner(), builds * probes.len());
+        unsafe {
+            leveldb_filterpolicy_destroy(custom.0);
+            leveldb_filterpolicy_destroy(bloom.0);
+        }
     }
 }
 
