@@ -188,27 +188,29 @@ impl RowWriter {
             let (bytes, masks) = (&mut row.0, &mut row.1);
             let one = _mm256_set1_epi32(1);
             let seven = _mm256_set1_epi32(7);
-            // Each mask's low byte, to the front of its 128-bit half.
-            let low_bytes = _mm256_setr_epi8(
-                0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
-                -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-            );
-            let halves = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
-            for v in 0..CHUNK / LANES {
-                let (byte, h) = self.next_bytes(v);
-                let byte = _mm256_min_epu32(byte, self.last);
-                let mask = _mm256_sllv_epi32(one, _mm256_and_si256(h, seven));
-                let mask =
-                    _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(mask, low_bytes), halves);
-                // SAFETY: the stores write 8 u32s inside the row's 64 bytes and 8 u8s inside its
-                // 64 masks.
-                unsafe {
-                    _mm256_storeu_si256(bytes.as_mut_ptr().add(v * LANES).cast(), byte);
-                    _mm_storel_epi64(
-                        masks.as_mut_ptr().add(v * LANES).cast(),
-                        _mm256_castsi256_si128(mask),
-                    );
+            // 32 lanes at a time, so that their masks become bytes by three packs and one permute
+            // (which restores the lanes' order across 128-bit halves), not a shuffle and a
+            // permute per 8 lanes (see docs/PERFORMANCE.md, AVX2: rows of probes).
+            for quad in 0..CHUNK / (4 * LANES) {
+                let mut mask = [_mm256_setzero_si256(); 4];
+                for (i, mask) in mask.iter_mut().enumerate() {
+                    let v = 4 * quad + i;
+                    let (byte, h) = self.next_bytes(v);
+                    let byte = _mm256_min_epu32(byte, self.last);
+                    *mask = _mm256_sllv_epi32(one, _mm256_and_si256(h, seven));
+                    // SAFETY: the store writes 8 u32s inside the row's 64 bytes.
+                    unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().add(v * LANES).cast(), byte) };
                 }
+                let packed = _mm256_packus_epi16(
+                    _mm256_packus_epi32(mask[0], mask[1]),
+                    _mm256_packus_epi32(mask[2], mask[3]),
+                );
+                let packed =
+                    _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+                // SAFETY: the store writes 32 u8s inside the row's 64 masks.
+                unsafe {
+                    _mm256_storeu_si256(masks.as_mut_ptr().add(quad * 4 * LANES).cast(), packed)
+                };
             }
         }
     );
@@ -375,17 +377,21 @@ avx2!(
         for (len, key) in lens.iter_mut().zip(keys) {
             *len = key.len() as i32;
         }
-        let steps = keys
-            .iter()
-            .map(|key| key.len().div_ceil(4))
-            .max()
-            .unwrap_or(0);
         // SAFETY: loadu reads 8 i32s, all of `lens`, and needs no alignment.
         let lens = unsafe { _mm256_loadu_si256(lens.as_ptr().cast()) };
         let m = _mm256_set1_epi32(MULTIPLIER as i32);
         // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
         let whole = _mm256_srli_epi32::<2>(lens);
         let words = _mm256_srli_epi32::<2>(_mm256_add_epi32(lens, _mm256_set1_epi32(3)));
+        // Every lane takes as many steps as the group's longest key has words: their maximum,
+        // in vector registers rather than a scalar loop over the keys.
+        let most = _mm_max_epu32(
+            _mm256_castsi256_si128(words),
+            _mm256_extracti128_si256::<1>(words),
+        );
+        let most = _mm_max_epu32(most, _mm_shuffle_epi32::<0b01_00_11_10>(most));
+        let most = _mm_max_epu32(most, _mm_shuffle_epi32::<0b10_11_00_01>(most));
+        let steps = _mm_cvtsi128_si32(most) as usize;
         let mut h = _mm256_xor_si256(
             _mm256_set1_epi32(BLOOM_SEED as i32),
             _mm256_mullo_epi32(lens, m),
