@@ -383,21 +383,21 @@ avx2!(
         // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
         let whole = _mm256_srli_epi32::<2>(lens);
         let words = _mm256_srli_epi32::<2>(_mm256_add_epi32(lens, _mm256_set1_epi32(3)));
-        // Every lane takes as many steps as the group's longest key has words: their maximum,
-        // in vector registers rather than a scalar loop over the keys.
-        let most = _mm_max_epu32(
-            _mm256_castsi256_si128(words),
-            _mm256_extracti128_si256::<1>(words),
-        );
-        let most = _mm_max_epu32(most, _mm_shuffle_epi32::<0b01_00_11_10>(most));
-        let most = _mm_max_epu32(most, _mm_shuffle_epi32::<0b10_11_00_01>(most));
-        let steps = _mm_cvtsi128_si32(most) as usize;
+        // Every lane takes as many steps as the group's longest key has words; in the first
+        // steps, as many as its shortest key has whole words, every lane takes a whole word.
+        let steps = lanes_max(words) as usize;
+        let all_whole = !lanes_max(_mm256_xor_si256(whole, _mm256_set1_epi32(-1))) as usize;
         let mut h = _mm256_xor_si256(
             _mm256_set1_epi32(BLOOM_SEED as i32),
             _mm256_mullo_epi32(lens, m),
         );
         let columns = transpose(std::array::from_fn(|i| key_row(keys[i])));
         for (step, word) in columns.into_iter().enumerate().take(steps) {
+            let next = _mm256_mullo_epi32(_mm256_add_epi32(h, word), m);
+            if step < all_whole {
+                h = _mm256_xor_si256(next, _mm256_srli_epi32::<16>(next));
+                continue;
+            }
             let step = _mm256_set1_epi32(step as i32);
             let is_whole = _mm256_cmpgt_epi32(whole, step);
             let active = _mm256_cmpgt_epi32(words, step);
@@ -406,7 +406,6 @@ avx2!(
                 _mm256_set1_epi32(24),
                 _mm256_and_si256(is_whole, _mm256_set1_epi32(8)),
             );
-            let next = _mm256_mullo_epi32(_mm256_add_epi32(h, word), m);
             let next = _mm256_xor_si256(next, _mm256_srlv_epi32(next, shift));
             h = _mm256_blendv_epi8(h, next, active);
         }
@@ -414,6 +413,17 @@ avx2!(
         // SAFETY: `out` is 8 u32s, 32 writable bytes; storeu needs no alignment.
         unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), h) };
         out
+    }
+);
+
+avx2!(
+    /// The largest of 8 unsigned lanes (the smallest is `!lanes_max(!v)`).
+    #[inline]
+    fn lanes_max(v: __m256i) -> u32 {
+        let max = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+        let max = _mm_max_epu32(max, _mm_shuffle_epi32::<0b01_00_11_10>(max));
+        let max = _mm_max_epu32(max, _mm_shuffle_epi32::<0b10_11_00_01>(max));
+        _mm_cvtsi128_si32(max) as u32
     }
 );
 
