@@ -201,6 +201,7 @@ impl RowWriter {
                     // SAFETY: the store writes 8 u32s inside the row's 64 bytes.
                     unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().add(v * LANES).cast(), byte) };
                 }
+                // Each mask is at most 128, which both unsigned-saturating packs keep as it is.
                 let packed = _mm256_packus_epi16(
                     _mm256_packus_epi32(mask[0], mask[1]),
                     _mm256_packus_epi32(mask[2], mask[3]),
