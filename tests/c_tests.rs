@@ -2,15 +2,18 @@
 //! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
 //! 0 failed" line and the path it was given.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, build, command, program, programs, run, run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, build, build_prefixed, command, compiler, prefixed_library,
+    program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
+use leveldb_bloom_test_support::tables::assert_same_tables;
+use leveldb_bloom_test_support::vectors::for_each_record;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -25,6 +28,14 @@ fn main() {
         trial!(differential_against_leveldb, Leveldb),
         trial!(out_of_memory_through_c_abi),
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
+        trial!(policies_of_leveldb_and_for_leveldb_through_c_abi, Leveldb),
+        trial!(c_tests_by_own_names_against_the_build_without_leveldbs),
+        trial!(every_leveldb_name_has_an_own_name),
+        trial!(with_leveldb_linked_shared_in_either_order, Leveldb),
+        trial!(with_leveldb_both_static_archives_fail_to_link, Leveldb),
+        trial!(with_leveldb_this_library_loaded_with_dlopen, Leveldb),
+        trial!(with_leveldb_leveldb_loaded_with_dlopen, Leveldb),
+        trial!(with_leveldb_the_build_without_leveldbs_names, Leveldb),
         trial!(header_compiles_as_c_and_cpp),
         trial!(readme_c_examples_compile_and_run),
         trial!(readme_link_line_from_the_build_tree),
@@ -51,7 +62,7 @@ fn build_and_run_both(source: &str) {
     assert!(!runs.is_empty(), "{source} is not in the program list");
     for program in runs {
         for link in [Link::Static, Link::Shared] {
-            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
+            let exe = build(&program, link, &[], tmp());
             for path in isa::up_to(leveldb_bloom::isa()) {
                 run_on(path, command(&program, &exe));
             }
@@ -101,6 +112,323 @@ fn out_of_memory_through_c_abi() {
 
 fn one_file_includes_leveldb_c_h_and_our_header() {
     build_and_run_both("c_tests/test_with_leveldb_header.c");
+}
+
+/// Policies leveldb made are bad input to every function, by either family of names; those that
+/// this library's leveldb names make where leveldb's C API is loaded are leveldb's objects over
+/// this library's filter.
+fn policies_of_leveldb_and_for_leveldb_through_c_abi() {
+    build_and_run_both("c_tests/test_leveldb_objects.c");
+}
+
+fn tmp() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+}
+
+/// The C tests that need nothing but this library, by its own names (c_tests/own_names.h),
+/// against the build without leveldb's names, linked statically and dynamically, on each path
+/// this CPU has: that build has everything, and the own names answer as leveldb's do.
+fn c_tests_by_own_names_against_the_build_without_leveldbs() {
+    let runs: Vec<_> = programs(FULL)
+        .into_iter()
+        .filter(|p| p.source.starts_with("c_tests/") && p.source.ends_with(".c"))
+        .filter(|p| !p.needs_leveldb)
+        .collect();
+    assert!(runs.len() >= 8, "the C tests of the library alone");
+    for program in runs {
+        for link in [Link::Static, Link::Shared] {
+            let exe = build_prefixed(&program, link, tmp());
+            for path in isa::up_to(leveldb_bloom::isa()) {
+                run_on(path, command(&program, &exe));
+            }
+        }
+    }
+}
+
+/// The dynamic symbols `library` defines whose names start with `prefix`.
+fn defined(library: &Path, prefix: &str) -> Vec<String> {
+    let output = Command::new("nm")
+        .args(["-D", "--defined-only", "--format=just-symbols"])
+        .arg(library)
+        .output()
+        .expect("nm starts");
+    assert!(output.status.success(), "nm {}", library.display());
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|name| name.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The default build defines each of leveldb's names under this library's own too; the build
+/// without leveldb's names defines all the own names and none of leveldb's.
+fn every_leveldb_name_has_an_own_name() {
+    let default = lib_dir().join("libleveldb_bloom.so");
+    let prefixed = prefixed_library(tmp()).join("libleveldb_bloom_prefixed.so");
+    let own = |library: &Path| defined(library, "leveldb_bloom_");
+    let leveldbs: Vec<String> = defined(&default, "leveldb_")
+        .into_iter()
+        .filter(|name| !name.starts_with("leveldb_bloom_"))
+        .collect();
+    assert!(leveldbs.len() >= 15, "{leveldbs:?}");
+    for name in &leveldbs {
+        let own_name = name.replacen("leveldb_", "leveldb_bloom_", 1);
+        assert!(
+            own(&default).contains(&own_name),
+            "no {own_name} for {name}"
+        );
+    }
+    assert_eq!(own(&prefixed), own(&default), "the two builds' own names");
+    assert_eq!(
+        defined(&prefixed, "leveldb_"),
+        own(&prefixed),
+        "leveldb's names"
+    );
+}
+
+/// c_tests/with_leveldb/db.c: databases through leveldb's C API next to this library.
+const DB_PROGRAM: &str = "c_tests/with_leveldb/db.c";
+
+/// Whose policy a db.c program's own `leveldb_filterpolicy_create_bloom` gives.
+#[derive(Clone, Copy, Debug)]
+enum Policy {
+    Ours,
+    Leveldbs,
+}
+
+impl Policy {
+    /// What db.c prints for it.
+    fn line(self) -> &'static str {
+        match self {
+            Policy::Ours => "policy: this library's",
+            Policy::Leveldbs => "policy: leveldb's",
+        }
+    }
+}
+
+/// A fresh folder for one trial's programs and databases.
+fn with_leveldb(trial: &str) -> PathBuf {
+    let dir = tmp().join("with-leveldb").join(trial);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("trial folder");
+    dir
+}
+
+/// What the compiler driver finds for `name` (a library file).
+fn library_path(name: &str) -> String {
+    let output = Command::new("c++")
+        .arg(format!("-print-file-name={name}"))
+        .output()
+        .expect("c++ starts");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// The system leveldb's shared library by its soname: what dlopen finds, and the name a program
+/// linked with it loaded it by.
+fn leveldb_soname() -> String {
+    let output = Command::new("readelf")
+        .arg("-d")
+        .arg(library_path("libleveldb.so"))
+        .output()
+        .expect("readelf starts");
+    let dynamic = String::from_utf8_lossy(&output.stdout);
+    let soname = dynamic
+        .lines()
+        .find_map(|line| line.split_once("Library soname: [")?.1.split_once(']'))
+        .unwrap_or_else(|| panic!("libleveldb.so has no soname:\n{dynamic}"));
+    soname.0.to_owned()
+}
+
+/// What a program needs to link leveldb's static library from cc.
+fn static_leveldb() -> Vec<String> {
+    let mut args = vec![library_path("libleveldb.a")];
+    args.extend(["-lsnappy", "-lstdc++"].map(String::from));
+    args
+}
+
+/// Linking this library's `lib<name>` shared, with an rpath to `dir`.
+fn shared(dir: &Path, name: &str) -> Vec<String> {
+    vec![
+        format!("-L{}", dir.display()),
+        format!("-l{name}"),
+        format!("-Wl,-rpath,{}", dir.display()),
+    ]
+}
+
+/// db.c's FILTER KEY... arguments: leveldb's filter with 10 bits per key for a few keys, from
+/// the reference vectors.
+fn reference_filter() -> Vec<String> {
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let mut args = Vec::new();
+    for_each_record("build.txt", |record| {
+        if args.is_empty()
+            && record.bits_per_key == Some(10)
+            && (10..=64).contains(&record.keys.len())
+        {
+            args.push(hex(&record.filter));
+            args.extend(record.keys.iter().map(|key| hex(key)));
+        }
+    });
+    assert!(
+        !args.is_empty(),
+        "no filter of 10 bits per key for 10 to 64 keys"
+    );
+    args
+}
+
+/// Compiles db.c into `dir/name` with `flags`, linked by `link`; the compiler's errors if it
+/// fails.
+fn build_db(dir: &Path, name: &str, flags: &[&str], link: &[String]) -> Result<PathBuf, String> {
+    let exe = dir.join(name);
+    let output = compiler(DB_PROGRAM, flags)
+        .arg("-o")
+        .arg(&exe)
+        .args(link)
+        .args(NATIVE_STATIC_LIBS.split_whitespace())
+        .output()
+        .expect("cc starts");
+    trials::print(&String::from_utf8_lossy(&output.stderr));
+    if output.status.success() {
+        Ok(exe)
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+/// Runs the db.c program `exe`, with this library at `library` for it to dlopen: databases with
+/// leveldb's own policy, then with the program's, which must be `expected`'s, both kinds of its
+/// databases with stock leveldb's tables, every key read back.
+fn check_db(exe: &Path, library: Option<&Path>, expected: Policy) {
+    let library = library.map_or_else(|| "-".to_owned(), |l| l.display().to_string());
+    let dir = exe.with_extension("databases");
+    std::fs::create_dir_all(&dir).expect("databases folder");
+    let mut stdout = String::new();
+    for mode in ["stock", "program"] {
+        let mut cmd = Command::new(exe);
+        cmd.arg(dir.join(mode))
+            .arg(mode)
+            .arg(leveldb_soname())
+            .arg(&library)
+            .args(reference_filter())
+            .env_remove("LD_LIBRARY_PATH");
+        std::fs::create_dir_all(dir.join(mode)).expect("database folder");
+        stdout = run(cmd);
+    }
+    assert!(
+        stdout.lines().any(|line| line == expected.line()),
+        "{}: expected {expected:?}'s policy:\n{stdout}",
+        exe.display()
+    );
+    for db in ["bloom", "custom"] {
+        assert_same_tables(&dir.join("stock/bloom"), &dir.join("program").join(db));
+    }
+}
+
+/// Linked with leveldb, shared, in either order, with and without --as-needed: this library
+/// first, its leveldb_filterpolicy_create_bloom gives leveldb a policy of leveldb's own over
+/// this library's filter; leveldb first, leveldb's own, which this library answers as bad input.
+fn with_leveldb_linked_shared_in_either_order() {
+    let dir = with_leveldb("shared");
+    let ours = shared(&lib_dir(), "leveldb_bloom");
+    let leveldb = vec!["-lleveldb".to_owned()];
+    for as_needed in [false, true] {
+        let first: Vec<String> = as_needed
+            .then(|| "-Wl,--as-needed".to_owned())
+            .into_iter()
+            .collect();
+        for (name, order, expected) in [
+            ("ours-first", [&ours[..], &leveldb], Policy::Ours),
+            ("leveldb-first", [&leveldb[..], &ours], Policy::Leveldbs),
+        ] {
+            let link: Vec<String> = first.iter().chain(order.concat().iter()).cloned().collect();
+            let name = format!("{name}{}", if as_needed { "-as-needed" } else { "" });
+            let exe = build_db(&dir, &name, &[], &link).expect("links");
+            check_db(&exe, None, expected);
+        }
+    }
+}
+
+/// Both static libraries, in either order: the link stops, naming the clashing functions.
+fn with_leveldb_both_static_archives_fail_to_link() {
+    let dir = with_leveldb("static");
+    let ours = vec![lib_dir().join("libleveldb_bloom.a").display().to_string()];
+    for (name, order) in [
+        ("ours-first", [&ours[..], &static_leveldb()]),
+        ("leveldb-first", [&static_leveldb()[..], &ours]),
+    ] {
+        let errors = build_db(&dir, name, &[], &order.concat())
+            .expect_err("both static libraries must not link");
+        for function in [
+            "leveldb_filterpolicy_create_bloom",
+            "leveldb_filterpolicy_create",
+            "leveldb_filterpolicy_destroy",
+            "leveldb_free",
+        ] {
+            assert!(
+                errors.contains(&format!("multiple definition of `{function}'")),
+                "{name}: the error must name {function}:\n{errors}"
+            );
+        }
+        assert!(errors.contains("libleveldb_bloom.a("), "{errors}");
+    }
+}
+
+/// Linked with leveldb, this library loaded with dlopen, privately or globally, its functions
+/// taken with dlsym: its leveldb_filterpolicy_create_bloom gives a policy leveldb can use.
+fn with_leveldb_this_library_loaded_with_dlopen() {
+    let dir = with_leveldb("dlopen-this-library");
+    let library = lib_dir().join("libleveldb_bloom.so");
+    for (name, flags) in [
+        ("local", "RTLD_NOW|RTLD_LOCAL"),
+        ("global", "RTLD_NOW|RTLD_GLOBAL"),
+    ] {
+        let define = format!("-DBLOOM_DLOPEN={flags}");
+        let exe = build_db(&dir, name, &[&define], &["-lleveldb".to_owned()]).expect("links");
+        check_db(&exe, Some(&library), Policy::Ours);
+    }
+}
+
+/// Linked with this library, leveldb loaded with dlopen, privately or globally, its functions
+/// taken with dlsym: this library's leveldb_filterpolicy_create_bloom finds it, and gives a
+/// policy it can use.
+fn with_leveldb_leveldb_loaded_with_dlopen() {
+    let dir = with_leveldb("dlopen-leveldb");
+    let ours = shared(&lib_dir(), "leveldb_bloom");
+    for (name, flags) in [
+        ("local", "RTLD_NOW|RTLD_LOCAL"),
+        ("global", "RTLD_NOW|RTLD_GLOBAL"),
+    ] {
+        let define = format!("-DLEVELDB_DLOPEN={flags}");
+        let exe = build_db(&dir, name, &[&define], &ours).expect("links");
+        check_db(&exe, None, Policy::Ours);
+    }
+}
+
+/// The build without leveldb's names, linked with leveldb shared or static, in either order: the
+/// program's leveldb names are leveldb's, this library's own answer its policy as bad input, and
+/// their own policies as leveldb does.
+fn with_leveldb_the_build_without_leveldbs_names() {
+    let dir = with_leveldb("prefixed");
+    let prefixed = prefixed_library(tmp());
+    let ours_shared = shared(prefixed, "leveldb_bloom_prefixed");
+    let ours_static = vec![
+        prefixed
+            .join("libleveldb_bloom_prefixed.a")
+            .display()
+            .to_string(),
+    ];
+    let leveldb_shared = vec!["-lleveldb".to_owned()];
+    let leveldb_static = static_leveldb();
+    for (name, order) in [
+        ("shared-ours-first", [&ours_shared[..], &leveldb_shared]),
+        ("shared-leveldb-first", [&leveldb_shared[..], &ours_shared]),
+        ("static-ours-first", [&ours_static[..], &leveldb_static]),
+        ("static-leveldb-first", [&leveldb_static[..], &ours_static]),
+    ] {
+        let exe =
+            build_db(&dir, name, &["-DLEVELDB_BLOOM_PREFIXED"], &order.concat()).expect("links");
+        check_db(&exe, None, Policy::Leveldbs);
+    }
 }
 
 /// The header compiles on its own as C89 and later C, and as C++98 and later, with every warning

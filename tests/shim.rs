@@ -27,7 +27,7 @@ use std::sync::{Mutex, OnceLock};
 
 use cmake_support::{cmake_build, run};
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
+use leveldb_bloom_test_support::tables::assert_same_tables;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -369,23 +369,6 @@ fn write(build: Build, db: &Path, api: &str, env: Env) {
             program(build).display().to_string()
         };
         assert_bound(&loader, &caller, env);
-    }
-}
-
-/// The .ldb files of two databases: same names, same bytes, and filters in them.
-fn assert_same_tables(stock: &Path, shim: &Path) {
-    let (expected, got) = (tables(stock), tables(shim));
-    assert!(!expected.is_empty(), "no table in {}", stock.display());
-    for (name, bytes) in &expected {
-        assert!(has_bloom_filter(bytes), "{name} has no bloom filter block");
-    }
-    let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&expected), names(&got), "table files differ");
-    for ((name, stock_bytes), (_, shim_bytes)) in expected.iter().zip(&got) {
-        assert!(
-            stock_bytes == shim_bytes,
-            "{name} differs between stock and shim"
-        );
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use crate::paths::{lib_dir, root};
 use crate::{isa, trials};
@@ -120,6 +121,12 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             needs_leveldb: true,
             ..Program::new("c_tests/test_with_leveldb_header.c")
         },
+        // It loads leveldb's shared library itself, with dlopen.
+        Program {
+            args: vec![root().join("vectors").display().to_string()],
+            needs_leveldb: true,
+            ..Program::new("c_tests/test_leveldb_objects.c")
+        },
         Program {
             args: vec![budget.differential_cases.to_string(), seed],
             libs: &["-lleveldb"],
@@ -168,16 +175,11 @@ fn compiler_for(source: &Path) -> &'static str {
     }
 }
 
-/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
-/// library and the program's libraries, and returns the executable, written in `out_dir`.
-pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
-    let source = root().join(program.source);
-    let stem = source.file_stem().unwrap().to_string_lossy();
-    let flavour: String = flags
-        .iter()
-        .map(|f| f.replace(['-', '=', ','], "_"))
-        .collect();
-    let out = out_dir.join(format!("{stem}-{link:?}{flavour}"));
+/// The compiler for `source` (repository-relative), with warnings as errors, `flags`
+/// (sanitizers, defines) and the include folders of the header and of c_tests/: what every test
+/// program is compiled with, its source given, nothing linked yet.
+pub fn compiler(source: &str, flags: &[&str]) -> Command {
+    let source = root().join(source);
     let compiler = compiler_for(&source);
     let mut cmd = Command::new(compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
@@ -189,7 +191,32 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
         })
         .arg("-D_GNU_SOURCE")
         .arg(format!("-I{}", root().join("include").display()))
-        .arg(format!("-I{}", root().join("c_tests").display()));
+        .arg(format!("-I{}", root().join("c_tests").display()))
+        .arg(source);
+    cmd
+}
+
+/// Runs a compiler command from [`compiler`], requiring success.
+pub fn compile(mut cmd: Command) {
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    assert!(status.success(), "compiling failed: {cmd:?}");
+}
+
+/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
+/// library and the program's libraries, and returns the executable, written in `out_dir`.
+pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
+    let stem = Path::new(program.source)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy();
+    let flavour: String = flags
+        .iter()
+        .map(|f| f.replace(['-', '=', ','], "_"))
+        .collect();
+    let out = out_dir.join(format!("{stem}-{link:?}{flavour}"));
+    let mut cmd = compiler(program.source, flags);
     if program.needs_leveldb_src {
         let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
             .map(PathBuf::from)
@@ -197,30 +224,81 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
         cmd.arg(format!("-I{}", src.display()))
             .arg(format!("-I{}", src.join("include").display()));
     }
-    cmd.arg(&source).arg("-o").arg(&out);
-    let lib_dir = lib_dir();
+    cmd.arg("-o").arg(&out);
+    link_with(&mut cmd, &lib_dir(), "leveldb_bloom", program, link);
+    compile(cmd);
+    out
+}
+
+/// Links `cmd` with the library `lib<name>` in `dir` as `link` says (shared with an rpath to
+/// `dir`), and the program's libraries after it.
+fn link_with(cmd: &mut Command, dir: &Path, name: &str, program: &Program, link: Link) {
     // Anything else linked (leveldb) goes after us, so our symbols win where names are shared.
     match link {
         Link::Static => {
-            cmd.arg(lib_dir.join("libleveldb_bloom.a"))
+            cmd.arg(dir.join(format!("lib{name}.a")))
                 .args(program.libs)
                 .args(NATIVE_STATIC_LIBS.split_whitespace());
         }
         Link::Shared => {
-            cmd.arg(format!("-L{}", lib_dir.display()))
-                .arg("-lleveldb_bloom")
-                .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+            cmd.arg(format!("-L{}", dir.display()))
+                .arg(format!("-l{name}"))
+                .arg(format!("-Wl,-rpath,{}", dir.display()))
                 .args(program.libs);
         }
     }
-    let status = cmd
-        .status()
-        .unwrap_or_else(|e| panic!("{compiler} could not start: {e}"));
-    assert!(
-        status.success(),
-        "compiling {} failed: {cmd:?}",
-        source.display()
-    );
+}
+
+/// The build without leveldb's names, as CMake makes and installs it (cargo's
+/// `--no-default-features`): `libleveldb_bloom_prefixed.a`, and `.so` with its soname, in a
+/// folder of its own, built once per test process into `work`.
+pub fn prefixed_library(work: &Path) -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = work.join("prefixed-build");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["rustc", "--locked", "--lib", "--no-default-features"])
+            .args(["--crate-type", "cdylib,staticlib", "--target-dir"])
+            .arg(&target)
+            .args([
+                "--",
+                "-C",
+                "link-arg=-Wl,-soname,libleveldb_bloom_prefixed.so.0",
+            ])
+            .current_dir(root())
+            .status()
+            .expect("cargo starts");
+        assert!(
+            status.success(),
+            "cargo could not build the prefixed library"
+        );
+        let dir = target.join("lib");
+        std::fs::create_dir_all(&dir).expect("library folder");
+        for (built, name) in [
+            ("libleveldb_bloom.a", "libleveldb_bloom_prefixed.a"),
+            ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
+            ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so"),
+        ] {
+            std::fs::copy(target.join("debug").join(built), dir.join(name)).expect("copy");
+        }
+        dir
+    })
+}
+
+/// [`build`] against the build without leveldb's names, the program calling this library by its
+/// own (c_tests/own_names.h, with LEVELDB_BLOOM_PREFIXED).
+pub fn build_prefixed(program: &Program, link: Link, out_dir: &Path) -> PathBuf {
+    let stem = Path::new(program.source)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy();
+    let out = out_dir.join(format!("{stem}-{link:?}-prefixed"));
+    let lib_dir = prefixed_library(out_dir);
+    let mut cmd = compiler(program.source, &["-DLEVELDB_BLOOM_PREFIXED"]);
+    cmd.arg("-o").arg(&out);
+    link_with(&mut cmd, lib_dir, "leveldb_bloom_prefixed", program, link);
+    compile(cmd);
     out
 }
 
