@@ -10,11 +10,9 @@ use leveldb_bloom_test_support::c_harness::{
     program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::isa;
-use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
 use leveldb_bloom_test_support::readme::code_blocks;
-use leveldb_bloom_test_support::tables::assert_same_tables;
-use leveldb_bloom_test_support::vectors::for_each_record;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
@@ -186,62 +184,17 @@ fn every_leveldb_name_has_an_own_name() {
     );
 }
 
-/// c_tests/with_leveldb/db.c: databases through leveldb's C API next to this library.
-const DB_PROGRAM: &str = "c_tests/with_leveldb/db.c";
-
-/// Whose policy a db.c program's own `leveldb_filterpolicy_create_bloom` gives.
-#[derive(Clone, Copy, Debug)]
-enum Policy {
-    Ours,
-    Leveldbs,
-}
-
-impl Policy {
-    /// What db.c prints for it.
-    fn line(self) -> &'static str {
-        match self {
-            Policy::Ours => "policy: this library's",
-            Policy::Leveldbs => "policy: leveldb's",
-        }
-    }
-}
-
 /// A fresh folder for one trial's programs and databases.
-fn with_leveldb(trial: &str) -> PathBuf {
+fn trial_dir(trial: &str) -> PathBuf {
     let dir = tmp().join("with-leveldb").join(trial);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("trial folder");
     dir
 }
 
-/// What the compiler driver finds for `name` (a library file).
-fn library_path(name: &str) -> String {
-    let output = Command::new("c++")
-        .arg(format!("-print-file-name={name}"))
-        .output()
-        .expect("c++ starts");
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
-
-/// The system leveldb's shared library by its soname: what dlopen finds, and the name a program
-/// linked with it loaded it by.
-fn leveldb_soname() -> String {
-    let output = Command::new("readelf")
-        .arg("-d")
-        .arg(library_path("libleveldb.so"))
-        .output()
-        .expect("readelf starts");
-    let dynamic = String::from_utf8_lossy(&output.stdout);
-    let soname = dynamic
-        .lines()
-        .find_map(|line| line.split_once("Library soname: [")?.1.split_once(']'))
-        .unwrap_or_else(|| panic!("libleveldb.so has no soname:\n{dynamic}"));
-    soname.0.to_owned()
-}
-
 /// What a program needs to link leveldb's static library from cc.
 fn static_leveldb() -> Vec<String> {
-    let mut args = vec![library_path("libleveldb.a")];
+    let mut args = vec![system_library("libleveldb.a").display().to_string()];
     args.extend(["-lsnappy", "-lstdc++"].map(String::from));
     args
 }
@@ -255,32 +208,11 @@ fn shared(dir: &Path, name: &str) -> Vec<String> {
     ]
 }
 
-/// db.c's FILTER KEY... arguments: leveldb's filter with 10 bits per key for a few keys, from
-/// the reference vectors.
-fn reference_filter() -> Vec<String> {
-    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
-    let mut args = Vec::new();
-    for_each_record("build.txt", |record| {
-        if args.is_empty()
-            && record.bits_per_key == Some(10)
-            && (10..=64).contains(&record.keys.len())
-        {
-            args.push(hex(&record.filter));
-            args.extend(record.keys.iter().map(|key| hex(key)));
-        }
-    });
-    assert!(
-        !args.is_empty(),
-        "no filter of 10 bits per key for 10 to 64 keys"
-    );
-    args
-}
-
 /// Compiles db.c into `dir/name` with `flags`, linked by `link`; the compiler's errors if it
 /// fails.
 fn build_db(dir: &Path, name: &str, flags: &[&str], link: &[String]) -> Result<PathBuf, String> {
     let exe = dir.join(name);
-    let output = compiler(DB_PROGRAM, flags)
+    let output = compiler(with_leveldb::SOURCE, flags)
         .arg("-o")
         .arg(&exe)
         .args(link)
@@ -295,40 +227,11 @@ fn build_db(dir: &Path, name: &str, flags: &[&str], link: &[String]) -> Result<P
     }
 }
 
-/// Runs the db.c program `exe`, with this library at `library` for it to dlopen: databases with
-/// leveldb's own policy, then with the program's, which must be `expected`'s, both kinds of its
-/// databases with stock leveldb's tables, every key read back.
-fn check_db(exe: &Path, library: Option<&Path>, expected: Policy) {
-    let library = library.map_or_else(|| "-".to_owned(), |l| l.display().to_string());
-    let dir = exe.with_extension("databases");
-    std::fs::create_dir_all(&dir).expect("databases folder");
-    let mut stdout = String::new();
-    for mode in ["stock", "program"] {
-        let mut cmd = Command::new(exe);
-        cmd.arg(dir.join(mode))
-            .arg(mode)
-            .arg(leveldb_soname())
-            .arg(&library)
-            .args(reference_filter())
-            .env_remove("LD_LIBRARY_PATH");
-        std::fs::create_dir_all(dir.join(mode)).expect("database folder");
-        stdout = run(cmd);
-    }
-    assert!(
-        stdout.lines().any(|line| line == expected.line()),
-        "{}: expected {expected:?}'s policy:\n{stdout}",
-        exe.display()
-    );
-    for db in ["bloom", "custom"] {
-        assert_same_tables(&dir.join("stock/bloom"), &dir.join("program").join(db));
-    }
-}
-
 /// Linked with leveldb, shared, in either order, with and without --as-needed: this library
 /// first, its leveldb_filterpolicy_create_bloom gives leveldb a policy of leveldb's own over
 /// this library's filter; leveldb first, leveldb's own, which this library answers as bad input.
 fn with_leveldb_linked_shared_in_either_order() {
-    let dir = with_leveldb("shared");
+    let dir = trial_dir("shared");
     let ours = shared(&lib_dir(), "leveldb_bloom");
     let leveldb = vec!["-lleveldb".to_owned()];
     for as_needed in [false, true] {
@@ -337,20 +240,28 @@ fn with_leveldb_linked_shared_in_either_order() {
             .into_iter()
             .collect();
         for (name, order, expected) in [
-            ("ours-first", [&ours[..], &leveldb], Policy::Ours),
-            ("leveldb-first", [&leveldb[..], &ours], Policy::Leveldbs),
+            (
+                "ours-first",
+                [&ours[..], &leveldb],
+                with_leveldb::Policy::Ours,
+            ),
+            (
+                "leveldb-first",
+                [&leveldb[..], &ours],
+                with_leveldb::Policy::Leveldbs,
+            ),
         ] {
             let link: Vec<String> = first.iter().chain(order.concat().iter()).cloned().collect();
             let name = format!("{name}{}", if as_needed { "-as-needed" } else { "" });
             let exe = build_db(&dir, &name, &[], &link).expect("links");
-            check_db(&exe, None, expected);
+            with_leveldb::check(&exe, None, expected);
         }
     }
 }
 
 /// Both static libraries, in either order: the link stops, naming the clashing functions.
 fn with_leveldb_both_static_archives_fail_to_link() {
-    let dir = with_leveldb("static");
+    let dir = trial_dir("static");
     let ours = vec![lib_dir().join("libleveldb_bloom.a").display().to_string()];
     for (name, order) in [
         ("ours-first", [&ours[..], &static_leveldb()]),
@@ -376,7 +287,7 @@ fn with_leveldb_both_static_archives_fail_to_link() {
 /// Linked with leveldb, this library loaded with dlopen, privately or globally, its functions
 /// taken with dlsym: its leveldb_filterpolicy_create_bloom gives a policy leveldb can use.
 fn with_leveldb_this_library_loaded_with_dlopen() {
-    let dir = with_leveldb("dlopen-this-library");
+    let dir = trial_dir("dlopen-this-library");
     let library = lib_dir().join("libleveldb_bloom.so");
     for (name, flags) in [
         ("local", "RTLD_NOW|RTLD_LOCAL"),
@@ -384,7 +295,7 @@ fn with_leveldb_this_library_loaded_with_dlopen() {
     ] {
         let define = format!("-DBLOOM_DLOPEN={flags}");
         let exe = build_db(&dir, name, &[&define], &["-lleveldb".to_owned()]).expect("links");
-        check_db(&exe, Some(&library), Policy::Ours);
+        with_leveldb::check(&exe, Some(&library), with_leveldb::Policy::Ours);
     }
 }
 
@@ -392,7 +303,7 @@ fn with_leveldb_this_library_loaded_with_dlopen() {
 /// taken with dlsym: this library's leveldb_filterpolicy_create_bloom finds it, and gives a
 /// policy it can use.
 fn with_leveldb_leveldb_loaded_with_dlopen() {
-    let dir = with_leveldb("dlopen-leveldb");
+    let dir = trial_dir("dlopen-leveldb");
     let ours = shared(&lib_dir(), "leveldb_bloom");
     for (name, flags) in [
         ("local", "RTLD_NOW|RTLD_LOCAL"),
@@ -400,7 +311,7 @@ fn with_leveldb_leveldb_loaded_with_dlopen() {
     ] {
         let define = format!("-DLEVELDB_DLOPEN={flags}");
         let exe = build_db(&dir, name, &[&define], &ours).expect("links");
-        check_db(&exe, None, Policy::Ours);
+        with_leveldb::check(&exe, None, with_leveldb::Policy::Ours);
     }
 }
 
@@ -408,7 +319,7 @@ fn with_leveldb_leveldb_loaded_with_dlopen() {
 /// program's leveldb names are leveldb's, this library's own answer its policy as bad input, and
 /// their own policies as leveldb does.
 fn with_leveldb_the_build_without_leveldbs_names() {
-    let dir = with_leveldb("prefixed");
+    let dir = trial_dir("prefixed");
     let prefixed = prefixed_library(tmp());
     let ours_shared = shared(prefixed, "leveldb_bloom_prefixed");
     let ours_static = vec![
@@ -427,7 +338,7 @@ fn with_leveldb_the_build_without_leveldbs_names() {
     ] {
         let exe =
             build_db(&dir, name, &["-DLEVELDB_BLOOM_PREFIXED"], &order.concat()).expect("links");
-        check_db(&exe, None, Policy::Leveldbs);
+        with_leveldb::check(&exe, None, with_leveldb::Policy::Leveldbs);
     }
 }
 

@@ -26,7 +26,7 @@ use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
 use cmake_support::{cmake_build, run};
-use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::paths::{root, system_library};
 use leveldb_bloom_test_support::tables::assert_same_tables;
 use leveldb_bloom_test_support::{trial, trials};
 
@@ -146,12 +146,6 @@ impl Shim {
     }
 }
 
-/// Where the compiler finds a library file, as `c++ -print-file-name` says.
-fn library_path(name: &str) -> PathBuf {
-    let path = run(Command::new("c++").arg(format!("-print-file-name={name}")));
-    PathBuf::from(path.trim())
-}
-
 /// What the static library needs from the system (cmake/native-static-libs.txt).
 fn native_static_libs() -> Vec<String> {
     let list = std::fs::read_to_string(root().join("cmake/native-static-libs.txt")).expect("list");
@@ -200,11 +194,11 @@ fn program(build: Build) -> PathBuf {
             // bloom.cc.o is never needed, even when only leveldb's C API names the function.
             cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
                 .arg(shim.archive())
-                .arg(library_path("libleveldb.a"));
+                .arg(system_library("libleveldb.a"));
         }
         Build::WithoutBloomCc => {
             let archive = work().join("libleveldb_without_bloom.a");
-            std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
+            std::fs::copy(system_library("libleveldb.a"), &archive).expect("copy libleveldb.a");
             run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
             cmd.arg(&archive).arg(Shim::Plain.archive());
         }
@@ -445,7 +439,7 @@ fn shim_libraries_define_only_what_they_replace() {
     // the PLT, where the dynamic linker can bind it to the preloaded definition.
     let create_bloom = run(Command::new("objdump")
         .args(["-d", "--disassemble=leveldb_filterpolicy_create_bloom"])
-        .arg(library_path("libleveldb.so")));
+        .arg(system_library("libleveldb.so")));
     let target = format!("<{NEW_BLOOM_FILTER_POLICY}@plt>");
     assert!(
         create_bloom
@@ -482,7 +476,7 @@ fn an_unused_shim_archive_adds_nothing() {
             .arg("-o")
             .arg(&out)
             .args(archive)
-            .arg(library_path("libleveldb.a"))
+            .arg(system_library("libleveldb.a"))
             .args(["-lsnappy", "-pthread"])
             .args(native_static_libs()));
         std::fs::read(&out).expect("program")

@@ -1,7 +1,7 @@
 //! What leveldb-bloom's tests, benchmarks and fuzz seed writer share: where the repository and
 //! the built library are, leveldb's reference vectors, the C test programs' build and run, running
-//! test programs on each path the CPU has, and which tools this machine has for the tests that
-//! need one, decided when the tests run.
+//! test programs on each path the CPU has, the databases of leveldb's C API next to this library,
+//! and which tools this machine has for the tests that need one, decided when the tests run.
 
 pub mod c_harness;
 pub mod filterblock_vectors;
@@ -12,3 +12,4 @@ pub mod tables;
 pub mod tools;
 pub mod trials;
 pub mod vectors;
+pub mod with_leveldb;

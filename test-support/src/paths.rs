@@ -1,6 +1,7 @@
 //! Paths for the tests that drive code outside Rust (C compilers, pytest).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The repository root, the folder above this crate's.
 pub fn root() -> &'static Path {
@@ -14,4 +15,15 @@ pub fn root() -> &'static Path {
 pub fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     exe.parent().expect("target/<profile>/deps").to_path_buf()
+}
+
+/// Where the compiler finds the library file `name` (`libleveldb.a`...), as `c++
+/// -print-file-name` says.
+pub fn system_library(name: &str) -> PathBuf {
+    let output = Command::new("c++")
+        .arg(format!("-print-file-name={name}"))
+        .output()
+        .expect("c++ starts");
+    assert!(output.status.success(), "c++ -print-file-name={name}");
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
