@@ -28,7 +28,7 @@ use std::sync::{Mutex, OnceLock};
 use cmake_support::{cmake_build, run};
 use leveldb_bloom_test_support::paths::{root, system_library};
 use leveldb_bloom_test_support::tables::assert_same_tables;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
@@ -50,6 +50,7 @@ fn main() {
             Cmake,
             Leveldb
         ),
+        trial!(c_program_with_the_shim_writes_stock_tables, Cmake, Leveldb),
         trial!(
             shim_built_with_rtti_supports_typeid_and_dynamic_cast,
             Cmake,
@@ -321,10 +322,16 @@ fn run_passing(cmd: &mut Command) -> Ran {
 /// Runs the program with `args` in `env`, requiring its passing summary and, when sanitized, no
 /// sanitizer report; returns the dynamic linker's report.
 fn run_program(build: Build, args: &[&Path], env: Env) -> String {
-    let mut cmd = Command::new(program(build));
+    let sanitized = build == Build::StaticAhead(Shim::Sanitized);
+    run_executable(&program(build), sanitized, args, env)
+}
+
+/// [`run_program`] for the executable `exe`, built with the sanitizers if `sanitized`.
+fn run_executable(exe: &Path, sanitized: bool, args: &[&Path], env: Env) -> String {
+    let mut cmd = Command::new(exe);
     cmd.args(args);
     env.apply(&mut cmd);
-    if build == Build::StaticAhead(Shim::Sanitized) {
+    if sanitized {
         asan::set_options(&mut cmd, "");
     }
     let ran = run_passing(&mut cmd);
@@ -368,14 +375,20 @@ fn write(build: Build, db: &Path, api: &str, env: Env) {
 
 /// Requires that a statically linked program holds the shim's core and not leveldb's own policy.
 fn assert_static_shim(build: Build) {
-    let symbols = run(Command::new("nm").arg("-C").arg(program(build)));
+    assert_holds_the_shim(&program(build));
+}
+
+/// [`assert_static_shim`] for the executable `exe`.
+fn assert_holds_the_shim(exe: &Path) {
+    let symbols = run(Command::new("nm").arg("-C").arg(exe));
+    let exe = exe.display();
     assert!(
         symbols.contains(" leveldb_bloom_fill_filter\n"),
-        "no core in {build:?}"
+        "no core in {exe}"
     );
     assert!(
         !symbols.contains(STOCK_POLICY_CLASS),
-        "{build:?} holds leveldb's own policy"
+        "{exe} holds leveldb's own policy"
     );
 }
 
@@ -559,6 +572,60 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
         &["cxx", "c"],
         STOCK,
     );
+}
+
+/// c_tests/with_leveldb/db.c with leveldb's C API alone (-DLEVELDB_ONLY), compiled and linked
+/// by cc as the README's "With leveldb's C API in the same program" shows: with -lleveldb, for a
+/// preload; with the shim's archive ahead of libleveldb.a.
+fn c_program(build: Build) -> PathBuf {
+    let out = work().join(format!("db-c-{build:?}").replace('(', "-").replace(')', ""));
+    let mut cmd = Command::new("cc");
+    cmd.args([
+        "-std=c11",
+        "-O1",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-D_GNU_SOURCE",
+    ])
+    .arg("-DLEVELDB_ONLY")
+    .arg(root().join(with_leveldb::SOURCE))
+    .arg("-o")
+    .arg(&out);
+    match build {
+        Build::Dynamic => {
+            cmd.arg("-lleveldb");
+        }
+        Build::StaticAhead(shim) => {
+            cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
+                .arg(shim.archive())
+                .arg(system_library("libleveldb.a"))
+                .args(["-lsnappy", "-lstdc++", "-pthread"])
+                .args(native_static_libs());
+        }
+        Build::WithoutBloomCc => unreachable!("not a way the README shows for C programs"),
+    }
+    run(&mut cmd);
+    out
+}
+
+fn c_program_with_the_shim_writes_stock_tables() {
+    // A C program that uses leveldb's C API alone: leveldb's leveldb_filterpolicy_create_bloom
+    // calls NewBloomFilterPolicy, the shim's when preloaded or linked ahead of leveldb.
+    let dir = dbs("c-program");
+    let dynamic = c_program(Build::Dynamic);
+    let stock = dir.join("stock");
+    let loader = run_executable(&dynamic, false, &[&stock], STOCK);
+    assert_bound(&loader, SYSTEM_LIBLEVELDB, STOCK);
+    let preloaded = dir.join("preloaded");
+    let loader = run_executable(&dynamic, false, &[&preloaded], PRELOADED);
+    assert_bound(&loader, SYSTEM_LIBLEVELDB, PRELOADED);
+    assert_same_tables(&stock, &preloaded);
+    let linked = dir.join("static");
+    let static_ahead = c_program(Build::StaticAhead(Shim::Plain));
+    assert_holds_the_shim(&static_ahead);
+    run_executable(&static_ahead, false, &[&linked], STOCK);
+    assert_same_tables(&stock, &linked);
 }
 
 fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {

@@ -71,10 +71,8 @@ static struct {
 
 /* How the program makes and destroys its policies, and the policy a database is given. */
 typedef leveldb_filterpolicy_t *(*create_bloom_fn)(int);
-typedef __typeof__(&leveldb_filterpolicy_create) create_fn;
 typedef void (*destroy_fn)(leveldb_filterpolicy_t *);
 static create_bloom_fn create_bloom;
-static create_fn create;
 static destroy_fn destroy;
 static leveldb_filterpolicy_t *(*make_policy)(void);
 
@@ -286,7 +284,10 @@ static void check_by_leveldb_names(const leveldb_filterpolicy_t *policy, int our
 #endif
 }
 
-/* A policy of callbacks that counts its calls and has this library's bloom policy answer. */
+/* A policy of callbacks that counts its calls and has this library's bloom policy answer, made by
+ * the program's leveldb_filterpolicy_create. */
+static __typeof__(&leveldb_filterpolicy_create) create;
+
 static struct {
   leveldb_bloom_filterpolicy_t *bloom;
   int filters, queries, destroyed;
@@ -360,7 +361,7 @@ int main(int argc, char **argv) {
   LEVELDB_NAMED_FUNCTIONS(FROM_BLOOM)
   /* As a program that loads this library gets its functions: from it. */
   create_bloom = (create_bloom_fn)must(dlsym(library, "leveldb_filterpolicy_create_bloom"));
-  create = (create_fn)must(dlsym(library, "leveldb_filterpolicy_create"));
+  create = (__typeof__(create))must(dlsym(library, "leveldb_filterpolicy_create"));
   destroy = (destroy_fn)must(dlsym(library, "leveldb_filterpolicy_destroy"));
 #else
 #define DIRECT_BLOOM(name) bloom.name = &name;
