@@ -278,4 +278,56 @@ mod tests {
         }
         assert!(leveldb_bloom_filterpolicy_create_bloom(-1).is_null());
     }
+
+    // A stand-in for a policy of leveldb's C API: a C++ object, whose first word is its vtable
+    // pointer (an aligned address), then its fields.
+    #[test]
+    fn a_policy_this_library_did_not_make_is_bad_input() {
+        let vtable = [0usize; 4];
+        let object = [ptr::from_ref(&vtable).addr(), 0, 0, 0, 0, 0];
+        let foreign = ptr::from_ref(&object).cast::<leveldb_bloom_filterpolicy_t>();
+        let policy = leveldb_bloom_filterpolicy_create_bloom(10);
+        let key = c"key";
+        let keys = [key.as_ptr()];
+        let mut len = 7;
+        unsafe {
+            let filter =
+                leveldb_bloom_filterpolicy_create_filter(policy, keys.as_ptr(), &3, 1, &mut len);
+            let absent = c"absent-0";
+            assert_eq!(
+                leveldb_bloom_filterpolicy_key_may_match(policy, absent.as_ptr(), 8, filter, len),
+                0
+            );
+            assert_eq!(
+                leveldb_bloom_filterpolicy_key_may_match(foreign, absent.as_ptr(), 8, filter, len),
+                1
+            );
+            let mut foreign_len = 7;
+            let from_foreign = leveldb_bloom_filterpolicy_create_filter(
+                foreign,
+                keys.as_ptr(),
+                &3,
+                1,
+                &mut foreign_len,
+            );
+            assert!(from_foreign.is_null() && foreign_len == 0);
+            let mut results = [0u8];
+            leveldb_bloom_filterpolicy_key_may_match_batch(
+                foreign,
+                [absent.as_ptr()].as_ptr(),
+                &8,
+                1,
+                filter,
+                len,
+                results.as_mut_ptr(),
+            );
+            assert_eq!(results, [1]);
+            assert!(crate::ffi::filterpolicy::leveldb_bloom_filterpolicy_name(foreign).is_null());
+            // Left to its owner: nothing of it is freed.
+            leveldb_bloom_filterpolicy_destroy(foreign.cast_mut());
+            leveldb_bloom_free(filter.cast());
+            leveldb_bloom_filterpolicy_destroy(policy);
+        }
+        assert_eq!(object[1..], [0; 5]);
+    }
 }

@@ -147,13 +147,14 @@ struct Looked {
 /// something since. An error if memory runs out.
 fn leveldb_c_api() -> Result<Option<LeveldbCApi>, TryReserveError> {
     static LOOKED: Mutex<Option<Looked>> = Mutex::new(None);
-    let mut looked = LOOKED.lock().unwrap_or_else(PoisonError::into_inner);
     let loads = loads();
-    if let Some(looked) = &*looked
+    if let Some(looked) = &*LOOKED.lock().unwrap_or_else(PoisonError::into_inner)
         && looked.loads == loads
     {
         return Ok(looked.found);
     }
+    // Looked for without the lock, which a library's constructor calling here, with the
+    // loader's own lock held, would wait for while this thread waited for the loader's.
     let names = loaded_objects()?;
     let found = names
         .split_inclusive(|&b| b == 0)
@@ -162,7 +163,7 @@ fn leveldb_c_api() -> Result<Option<LeveldbCApi>, TryReserveError> {
             // SAFETY: the name of an object loaded a moment ago.
             unsafe { leveldb_c_api_in(name) }
         });
-    *looked = Some(Looked { loads, found });
+    *LOOKED.lock().unwrap_or_else(PoisonError::into_inner) = Some(Looked { loads, found });
     Ok(found)
 }
 
