@@ -141,13 +141,15 @@ static void check_record(const leveldb_filterpolicy_t *policy, const vector_read
                                            r->filter.len, results);
   leveldb_bloom_filterpolicy_key_may_match_batch(own, r->probes.ptrs, r->probes.lens, n,
                                                  r->filter.data, r->filter.len, own_results);
+  /* Every probe in the batches, one in 7 alone: enough to see each answer come through. */
   for (size_t i = 0; i < n; i++) {
     uint8_t answer = (uint8_t)(r->answers[i] == '1');
+    CHECK(results[i] == answer && own_results[i] == answer);
+    if (i % 7 != 0) continue;
     CHECK(leveldb_filterpolicy_key_may_match(policy, r->probes.ptrs[i], r->probes.lens[i],
                                              r->filter.data, r->filter.len) == answer);
     CHECK(leveldb_bloom_filterpolicy_key_may_match(own, r->probes.ptrs[i], r->probes.lens[i],
                                                    r->filter.data, r->filter.len) == answer);
-    CHECK(results[i] == answer && own_results[i] == answer);
   }
   CHECK(strcmp(leveldb_filterpolicy_name(policy), "leveldb.BuiltinBloomFilter2") == 0);
   free(results);
@@ -160,8 +162,14 @@ static void policies_made_for_leveldb(const char *vectors) {
   vector_reader_t r;
   vector_open(&r, vectors, "build.txt");
   int records = 0;
+  /* The small key sets (the file's first) at every tenth bits_per_key: what comes through
+   * leveldb's object is this library's filter, which test_vectors.c checks on every vector. */
   for (record_kind_t kind; (kind = vector_next(&r)) != RECORD_END;) {
-    if (kind != RECORD_FILTER || r.keys.count > 300) continue;
+    if (r.keys.count > 36) {
+      vector_close(&r);
+      break;
+    }
+    if (kind != RECORD_FILTER || r.bits_per_key % 10 != 0) continue;
     leveldb_filterpolicy_t *policy = leveldb_filterpolicy_create_bloom(r.bits_per_key);
     check_record(policy, &r);
     /* Either destroy: leveldb's own, which only an object of leveldb's survives, or ours. */
@@ -171,7 +179,7 @@ static void policies_made_for_leveldb(const char *vectors) {
       leveldb_filterpolicy_destroy(policy);
     }
   }
-  CHECK(records > 100);
+  CHECK(records > 30);
 
   /* A filter block over it is the one over a policy of this library's own. */
   leveldb_filterpolicy_t *policy = leveldb_filterpolicy_create_bloom(10);
