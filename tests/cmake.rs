@@ -175,18 +175,24 @@ fn configure_build_ctest_install_and_consume() {
     );
 
     // pkg-config's flags name the install's folders as they are, with nothing to normalize, so
-    // they can go into a program's rpath.
-    let flags = sh(
-        "pkg-config --cflags --libs leveldb_bloom",
-        &consumer,
-        &prefix,
-    );
-    let expected = format!(
-        "-I{} -L{} -lleveldb_bloom",
-        prefix.join("include").display(),
-        lib.display()
-    );
-    assert_eq!(flags.trim(), expected, "pkg-config's flags");
+    // they can go into a program's rpath. The prefixed build's define that the header declares
+    // only the library's own names.
+    for (module, define) in [
+        ("leveldb_bloom", ""),
+        ("leveldb_bloom_prefixed", " -DLEVELDB_BLOOM_PREFIXED"),
+    ] {
+        let flags = sh(
+            &format!("pkg-config --cflags --libs {module}"),
+            &consumer,
+            &prefix,
+        );
+        let expected = format!(
+            "-I{}{define} -L{} -l{module}",
+            prefix.join("include").display(),
+            lib.display()
+        );
+        assert_eq!(flags.trim(), expected, "pkg-config's flags for {module}");
+    }
     let libdir = sh(
         "pkg-config --variable=libdir leveldb_bloom",
         &consumer,
@@ -246,21 +252,6 @@ fn configure_build_ctest_install_and_consume() {
 
     // The prefixed build with leveldb, as a program that uses leveldb's C API links it: the
     // header declares only the library's own names, and leveldb's are leveldb's.
-    let flags = sh(
-        "pkg-config --cflags --libs leveldb_bloom_prefixed",
-        &consumer,
-        &prefix,
-    );
-    let expected = format!(
-        "-I{} -DLEVELDB_BLOOM_PREFIXED -L{} -lleveldb_bloom_prefixed",
-        prefix.join("include").display(),
-        lib.display()
-    );
-    assert_eq!(
-        flags.trim(),
-        expected,
-        "pkg-config's flags for the prefixed build"
-    );
     if Tool::Leveldb.is_present() || Tool::Leveldb.is_required() {
         let db_c = root().join(with_leveldb::SOURCE);
         let db_c = db_c.display();

@@ -180,9 +180,16 @@ fn program(build: Build) -> PathBuf {
     );
     let mut cmd = Command::new("c++");
     cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg(root().join("shim/tests/shim_db.cc"))
-        .arg("-o")
-        .arg(&out);
+        .arg(root().join("shim/tests/shim_db.cc"));
+    link(cmd, build, &out);
+    programs.insert(build, out.clone());
+    out
+}
+
+/// Runs `cmd`, a compiler command with its source, to write `out`, linked with leveldb (and the
+/// shim) as `build` says.
+fn link(mut cmd: Command, build: Build, out: &Path) {
+    cmd.arg("-o").arg(out);
     match build {
         Build::Dynamic => {
             cmd.arg("-lleveldb");
@@ -204,13 +211,12 @@ fn program(build: Build) -> PathBuf {
             cmd.arg(&archive).arg(Shim::Plain.archive());
         }
     }
+    // libstdc++ for leveldb's archive when a C compiler links it.
     if build != Build::Dynamic {
-        cmd.args(["-lsnappy", "-pthread"])
+        cmd.args(["-lsnappy", "-lstdc++", "-pthread"])
             .args(native_static_libs());
     }
     run(&mut cmd);
-    programs.insert(build, out.clone());
-    out
 }
 
 /// How a program is run: which shim is preloaded, if any, and how symbols are bound.
@@ -589,23 +595,8 @@ fn c_program(build: Build) -> PathBuf {
         "-D_GNU_SOURCE",
     ])
     .arg("-DLEVELDB_ONLY")
-    .arg(root().join(with_leveldb::SOURCE))
-    .arg("-o")
-    .arg(&out);
-    match build {
-        Build::Dynamic => {
-            cmd.arg("-lleveldb");
-        }
-        Build::StaticAhead(shim) => {
-            cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
-                .arg(shim.archive())
-                .arg(system_library("libleveldb.a"))
-                .args(["-lsnappy", "-lstdc++", "-pthread"])
-                .args(native_static_libs());
-        }
-        Build::WithoutBloomCc => unreachable!("not a way the README shows for C programs"),
-    }
-    run(&mut cmd);
+    .arg(root().join(with_leveldb::SOURCE));
+    link(cmd, build, &out);
     out
 }
 

@@ -74,7 +74,7 @@ const _: () = assert!(std::mem::offset_of!(leveldb_bloom_filterpolicy_t, kind) =
 pub(crate) struct CustomPolicy {
     pub(crate) state: *mut c_void,
     destructor: leveldb_bloom_destructor_fn,
-    // Never None: `custom_policy` refuses them missing.
+    // Never None: `leveldb_bloom_filterpolicy_create` refuses them missing.
     pub(crate) create_filter: leveldb_bloom_create_filter_fn,
     pub(crate) key_may_match: leveldb_bloom_key_may_match_fn,
     name: leveldb_bloom_name_fn,
@@ -167,45 +167,12 @@ pub(crate) fn into_raw<T>(value: T) -> *mut T {
     raw
 }
 
-/// The bloom policy `NewBloomFilterPolicy(bits_per_key)` makes, on the heap; NULL for a negative
-/// `bits_per_key` or when memory runs out.
-pub(crate) fn bloom_policy(bits_per_key: c_int) -> *mut leveldb_bloom_filterpolicy_t {
-    match policy_for_bits(bits_per_key) {
-        Some(bloom) => into_raw(leveldb_bloom_filterpolicy_t {
-            kind: PolicyKind::Bloom(bloom),
-        }),
-        None => ptr::null_mut(),
-    }
-}
-
-/// A policy of callbacks, on the heap; NULL when one but the destructor is missing or memory
-/// runs out, and then the destructor is not called.
-pub(crate) fn custom_policy(
-    state: *mut c_void,
-    destructor: leveldb_bloom_destructor_fn,
-    create_filter: leveldb_bloom_create_filter_fn,
-    key_may_match: leveldb_bloom_key_may_match_fn,
-    name: leveldb_bloom_name_fn,
-) -> *mut leveldb_bloom_filterpolicy_t {
-    if create_filter.is_none() || key_may_match.is_none() || name.is_none() {
-        return ptr::null_mut();
-    }
-    into_raw(leveldb_bloom_filterpolicy_t {
-        kind: PolicyKind::Custom(CustomPolicy {
-            state,
-            destructor,
-            create_filter,
-            key_may_match,
-            name,
-        }),
-    })
-}
-
 /// Frees a policy that was never handed out, without calling a custom policy's destructor:
 /// whoever gets NULL instead still owns its state.
 ///
 /// # Safety
-/// `policy` must come from [`bloom_policy`] or [`custom_policy`], and not be used again.
+/// `policy` must come from `leveldb_bloom_filterpolicy_create_bloom` or `_create`, and not be
+/// used again.
 #[cfg(feature = "leveldb-c-api")]
 pub(crate) unsafe fn discard(policy: *mut leveldb_bloom_filterpolicy_t) {
     // SAFETY: made by `into_raw` (per the contract), so owned by this Box now.
@@ -270,7 +237,14 @@ pub(crate) unsafe fn name(policy: *const leveldb_bloom_filterpolicy_t) -> *const
 pub extern "C" fn leveldb_bloom_filterpolicy_create_bloom(
     bits_per_key: c_int,
 ) -> *mut leveldb_bloom_filterpolicy_t {
-    ffi_boundary!(ptr::null_mut(), { bloom_policy(bits_per_key) })
+    ffi_boundary!(ptr::null_mut(), {
+        match policy_for_bits(bits_per_key) {
+            Some(bloom) => into_raw(leveldb_bloom_filterpolicy_t {
+                kind: PolicyKind::Bloom(bloom),
+            }),
+            None => ptr::null_mut(),
+        }
+    })
 }
 
 /// Creates a policy from callbacks, as `leveldb_filterpolicy_create` in leveldb's C API does.
@@ -296,7 +270,18 @@ pub extern "C" fn leveldb_bloom_filterpolicy_create(
     name: leveldb_bloom_name_fn,
 ) -> *mut leveldb_bloom_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
-        custom_policy(state, destructor, create_filter, key_may_match, name)
+        if create_filter.is_none() || key_may_match.is_none() || name.is_none() {
+            return ptr::null_mut();
+        }
+        into_raw(leveldb_bloom_filterpolicy_t {
+            kind: PolicyKind::Custom(CustomPolicy {
+                state,
+                destructor,
+                create_filter,
+                key_may_match,
+                name,
+            }),
+        })
     })
 }
 

@@ -34,7 +34,7 @@ struct LeveldbCApi {
     destroy: DestroyFn,
 }
 
-/// The policy of ours `policy` (made by `filterpolicy::bloom_policy` or `custom_policy`, or
+/// The policy of ours `policy` (from `leveldb_bloom_filterpolicy_create_bloom` or `_create`, or
 /// NULL), as a `leveldb_filterpolicy_t`: where leveldb's C API is loaded, an object of leveldb's
 /// wrapping it, which leveldb can use and every function here takes for it; elsewhere `policy`
 /// itself. NULL if memory runs out, and then a custom policy's destructor does not run.

@@ -20,9 +20,10 @@ use crate::ffi::filterblock_reader::{
     leveldb_bloom_filterblock_key_may_match, leveldb_bloom_filterblock_key_may_match_batch,
 };
 use crate::ffi::filterpolicy::{
-    bloom_policy, custom_policy, leveldb_bloom_create_filter_fn, leveldb_bloom_destructor_fn,
-    leveldb_bloom_filterpolicy_destroy, leveldb_bloom_filterpolicy_name, leveldb_bloom_free,
-    leveldb_bloom_key_may_match_fn, leveldb_bloom_name_fn,
+    leveldb_bloom_create_filter_fn, leveldb_bloom_destructor_fn, leveldb_bloom_filterpolicy_create,
+    leveldb_bloom_filterpolicy_create_bloom, leveldb_bloom_filterpolicy_destroy,
+    leveldb_bloom_filterpolicy_name, leveldb_bloom_free, leveldb_bloom_key_may_match_fn,
+    leveldb_bloom_name_fn,
 };
 use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_filter;
 use crate::ffi::filterpolicy_key_may_match::{
@@ -62,8 +63,9 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
     bits_per_key: c_int,
 ) -> *mut leveldb_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
+        let policy = leveldb_bloom_filterpolicy_create_bloom(bits_per_key);
         // SAFETY: a policy made just now.
-        unsafe { for_leveldb(bloom_policy(bits_per_key)) }.cast()
+        unsafe { for_leveldb(policy) }.cast()
     })
 }
 
@@ -82,7 +84,13 @@ pub extern "C" fn leveldb_filterpolicy_create(
     name: leveldb_bloom_name_fn,
 ) -> *mut leveldb_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
-        let policy = custom_policy(state, destructor, create_filter, key_may_match, name);
+        let policy = leveldb_bloom_filterpolicy_create(
+            state,
+            destructor,
+            create_filter,
+            key_may_match,
+            name,
+        );
         // SAFETY: a policy made just now.
         unsafe { for_leveldb(policy) }.cast()
     })
