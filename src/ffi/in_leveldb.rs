@@ -4,10 +4,8 @@
 //! and `_create` hand out an object of leveldb's own, made by leveldb's `leveldb_filterpolicy_create`
 //! over callbacks into the policy of ours, which wrapped.rs remembers behind it.
 
-use std::collections::TryReserveError;
-use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
-use std::sync::{Mutex, PoisonError};
 
 use crate::ffi::filterpolicy::{
     self, is_bloom, leveldb_bloom_create_filter_fn, leveldb_bloom_destructor_fn,
@@ -29,6 +27,7 @@ type CreateFn = unsafe extern "C-unwind" fn(
 
 /// The two functions of leveldb's C API that make and destroy its policy objects.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // never found there
 struct LeveldbCApi {
     create: CreateFn,
     destroy: DestroyFn,
@@ -108,11 +107,8 @@ unsafe extern "C" fn create_filter_for_leveldb(
     // SAFETY: as above.
     if filter.is_null() && unsafe { is_bloom(policy) } {
         let message = b"leveldb-bloom: out of memory building a filter for leveldb\n";
-        // SAFETY: writes a static buffer to standard error, then aborts.
-        unsafe {
-            libc::write(2, message.as_ptr().cast(), message.len());
-            libc::abort();
-        }
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), message);
+        std::process::abort();
     }
     filter
 }
@@ -136,131 +132,157 @@ unsafe extern "C" fn name_for_leveldb(state: *mut c_void) -> *const c_char {
     ffi_boundary!(ptr::null(), { unsafe { filterpolicy::name(state.cast()) } })
 }
 
-/// What the loader reported when leveldb's C API was last looked for, and what was found.
-struct Looked {
-    loads: (u64, u64),
-    found: Option<LeveldbCApi>,
+/// leveldb's C API is looked for where the loader lists the objects it loaded (Linux). Elsewhere
+/// it is never found, and this library's policies are its own objects, which leveldb cannot use.
+#[cfg(not(target_os = "linux"))]
+fn leveldb_c_api() -> Result<Option<LeveldbCApi>, std::collections::TryReserveError> {
+    Ok(None)
 }
 
-/// leveldb's C API, if an object loaded in this process (the program, a library, one loaded
-/// with `RTLD_LOCAL`) has it; looked for again only once the loader has loaded or unloaded
-/// something since. An error if memory runs out.
-fn leveldb_c_api() -> Result<Option<LeveldbCApi>, TryReserveError> {
-    static LOOKED: Mutex<Option<Looked>> = Mutex::new(None);
-    let loads = loads();
-    if let Some(looked) = &*LOOKED.lock().unwrap_or_else(PoisonError::into_inner)
-        && looked.loads == loads
-    {
-        return Ok(looked.found);
+#[cfg(target_os = "linux")]
+use loaded::leveldb_c_api;
+
+/// The objects the loader has loaded, and leveldb's C API among them.
+#[cfg(target_os = "linux")]
+mod loaded {
+    use std::collections::TryReserveError;
+    use std::ffi::{CStr, c_int, c_void};
+    use std::ptr;
+    use std::sync::{Mutex, PoisonError};
+
+    use super::{CreateFn, DestroyFn, LeveldbCApi};
+
+    /// What the loader reported when leveldb's C API was last looked for, and what was found.
+    struct Looked {
+        loads: (u64, u64),
+        found: Option<LeveldbCApi>,
     }
-    // Looked for without the lock, which a library's constructor calling here, with the
-    // loader's own lock held, would wait for while this thread waited for the loader's.
-    let names = loaded_objects()?;
-    let found = names
-        .split_inclusive(|&b| b == 0)
-        .filter_map(|name| CStr::from_bytes_with_nul(name).ok())
-        .find_map(|name| {
-            // SAFETY: the name of an object loaded a moment ago.
-            unsafe { leveldb_c_api_in(name) }
-        });
-    *LOOKED.lock().unwrap_or_else(PoisonError::into_inner) = Some(Looked { loads, found });
-    Ok(found)
-}
 
-/// How many objects the loader has loaded and unloaded so far.
-fn loads() -> (u64, u64) {
-    unsafe extern "C" fn first(info: *mut libc::dl_phdr_info, _: usize, out: *mut c_void) -> c_int {
-        // SAFETY: the loader's report, and our `(u64, u64)`.
-        unsafe {
-            let info = &*info;
-            *out.cast::<(u64, u64)>() = (info.dlpi_adds, info.dlpi_subs);
+    /// leveldb's C API, if an object loaded in this process (the program, a library, one loaded
+    /// with `RTLD_LOCAL`) has it; looked for again only once the loader has loaded or unloaded
+    /// something since. An error if memory runs out.
+    pub(super) fn leveldb_c_api() -> Result<Option<LeveldbCApi>, TryReserveError> {
+        static LOOKED: Mutex<Option<Looked>> = Mutex::new(None);
+        let loads = loads();
+        if let Some(looked) = &*LOOKED.lock().unwrap_or_else(PoisonError::into_inner)
+            && looked.loads == loads
+        {
+            return Ok(looked.found);
         }
-        1
+        // Looked for without the lock, which a library's constructor calling here, with the
+        // loader's own lock held, would wait for while this thread waited for the loader's.
+        let names = loaded_objects()?;
+        let found = names
+            .split_inclusive(|&b| b == 0)
+            .filter_map(|name| CStr::from_bytes_with_nul(name).ok())
+            .find_map(|name| {
+                // SAFETY: the name of an object loaded a moment ago.
+                unsafe { leveldb_c_api_in(name) }
+            });
+        *LOOKED.lock().unwrap_or_else(PoisonError::into_inner) = Some(Looked { loads, found });
+        Ok(found)
     }
-    let mut loads = (0, 0);
-    // SAFETY: `first` writes only `loads`, and stops at the first object.
-    unsafe { libc::dl_iterate_phdr(Some(first), ptr::from_mut(&mut loads).cast()) };
-    loads
-}
 
-/// The name of each object loaded, NUL-terminated one after the other, the program's empty:
-/// copied, as the loader's lock is held while they are listed, and must not be when looking
-/// into them. An error if memory runs out.
-fn loaded_objects() -> Result<Vec<u8>, TryReserveError> {
-    unsafe extern "C" fn collect(
-        info: *mut libc::dl_phdr_info,
-        _: usize,
-        out: *mut c_void,
-    ) -> c_int {
-        // SAFETY: the loader's report, and our names.
-        let (info, names) =
-            unsafe { (&*info, &mut *out.cast::<Result<Vec<u8>, TryReserveError>>()) };
-        let name = if info.dlpi_name.is_null() {
-            c""
-        } else {
-            // SAFETY: the loader's NUL-terminated name of the object.
-            unsafe { CStr::from_ptr(info.dlpi_name) }
-        };
-        let name = name.to_bytes_with_nul();
-        let Ok(list) = names else { return 1 };
-        match list.try_reserve(name.len()) {
-            Ok(()) => {
-                list.extend_from_slice(name);
-                0
-            }
-            Err(error) => {
-                *names = Err(error);
-                1
-            }
-        }
-    }
-    let mut names = Ok(Vec::new());
-    // SAFETY: `collect` only writes `names`.
-    unsafe { libc::dl_iterate_phdr(Some(collect), ptr::from_mut(&mut names).cast()) };
-    names
-}
-
-/// leveldb's C API in the object named `name` (the program for ""): its
-/// `leveldb_options_set_filter_policy`, which this library does not define, with the
-/// `leveldb_filterpolicy_create` and `_destroy` of the same object, never this library's.
-///
-/// # Safety
-/// `name` must name an object loaded now (or none).
-unsafe fn leveldb_c_api_in(name: &CStr) -> Option<LeveldbCApi> {
-    let path = if name.is_empty() {
-        ptr::null()
-    } else {
-        name.as_ptr()
-    };
-    // SAFETY: only an object already loaded is opened, and closed below.
-    let handle = unsafe { libc::dlopen(path, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
-    if handle.is_null() {
-        return None;
-    }
-    let symbol = |name: &CStr| {
-        // SAFETY: a live handle and a NUL-terminated name.
-        let address = unsafe { libc::dlsym(handle, name.as_ptr()) };
-        let mut info = std::mem::MaybeUninit::<libc::Dl_info>::uninit();
-        // SAFETY: `info` is written when dladdr succeeds.
-        let found = !address.is_null() && unsafe { libc::dladdr(address, info.as_mut_ptr()) } != 0;
-        // SAFETY: written, as dladdr succeeded.
-        found.then(|| (address, unsafe { info.assume_init() }.dli_fbase))
-    };
-    let api = (|| {
-        let (_, home) = symbol(c"leveldb_options_set_filter_policy")?;
-        let (create, create_home) = symbol(c"leveldb_filterpolicy_create")?;
-        let (destroy, destroy_home) = symbol(c"leveldb_filterpolicy_destroy")?;
-        (create_home == home && destroy_home == home).then(|| {
-            // SAFETY: leveldb's functions, declared so in leveldb/c.h.
+    /// How many objects the loader has loaded and unloaded so far.
+    fn loads() -> (u64, u64) {
+        unsafe extern "C" fn first(
+            info: *mut libc::dl_phdr_info,
+            _: usize,
+            out: *mut c_void,
+        ) -> c_int {
+            // SAFETY: the loader's report, and our `(u64, u64)`.
             unsafe {
-                LeveldbCApi {
-                    create: std::mem::transmute::<*mut c_void, CreateFn>(create),
-                    destroy: std::mem::transmute::<*mut c_void, DestroyFn>(destroy),
+                let info = &*info;
+                *out.cast::<(u64, u64)>() = (info.dlpi_adds, info.dlpi_subs);
+            }
+            1
+        }
+        let mut loads = (0, 0);
+        // SAFETY: `first` writes only `loads`, and stops at the first object.
+        unsafe { libc::dl_iterate_phdr(Some(first), ptr::from_mut(&mut loads).cast()) };
+        loads
+    }
+
+    /// The name of each object loaded, NUL-terminated one after the other, the program's empty:
+    /// copied, as the loader's lock is held while they are listed, and must not be when looking
+    /// into them. An error if memory runs out.
+    fn loaded_objects() -> Result<Vec<u8>, TryReserveError> {
+        unsafe extern "C" fn collect(
+            info: *mut libc::dl_phdr_info,
+            _: usize,
+            out: *mut c_void,
+        ) -> c_int {
+            // SAFETY: the loader's report, and our names.
+            let (info, names) =
+                unsafe { (&*info, &mut *out.cast::<Result<Vec<u8>, TryReserveError>>()) };
+            let name = if info.dlpi_name.is_null() {
+                c""
+            } else {
+                // SAFETY: the loader's NUL-terminated name of the object.
+                unsafe { CStr::from_ptr(info.dlpi_name) }
+            };
+            let name = name.to_bytes_with_nul();
+            let Ok(list) = names else { return 1 };
+            match list.try_reserve(name.len()) {
+                Ok(()) => {
+                    list.extend_from_slice(name);
+                    0
+                }
+                Err(error) => {
+                    *names = Err(error);
+                    1
                 }
             }
-        })
-    })();
-    // SAFETY: the handle opened above.
-    unsafe { libc::dlclose(handle) };
-    api
+        }
+        let mut names = Ok(Vec::new());
+        // SAFETY: `collect` only writes `names`.
+        unsafe { libc::dl_iterate_phdr(Some(collect), ptr::from_mut(&mut names).cast()) };
+        names
+    }
+
+    /// leveldb's C API in the object named `name` (the program for ""): its
+    /// `leveldb_options_set_filter_policy`, which this library does not define, with the
+    /// `leveldb_filterpolicy_create` and `_destroy` of the same object, never this library's.
+    ///
+    /// # Safety
+    /// `name` must name an object loaded now (or none).
+    unsafe fn leveldb_c_api_in(name: &CStr) -> Option<LeveldbCApi> {
+        let path = if name.is_empty() {
+            ptr::null()
+        } else {
+            name.as_ptr()
+        };
+        // SAFETY: only an object already loaded is opened, and closed below.
+        let handle = unsafe { libc::dlopen(path, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+        if handle.is_null() {
+            return None;
+        }
+        let symbol = |name: &CStr| {
+            // SAFETY: a live handle and a NUL-terminated name.
+            let address = unsafe { libc::dlsym(handle, name.as_ptr()) };
+            let mut info = std::mem::MaybeUninit::<libc::Dl_info>::uninit();
+            // SAFETY: `info` is written when dladdr succeeds.
+            let found =
+                !address.is_null() && unsafe { libc::dladdr(address, info.as_mut_ptr()) } != 0;
+            // SAFETY: written, as dladdr succeeded.
+            found.then(|| (address, unsafe { info.assume_init() }.dli_fbase))
+        };
+        let api = (|| {
+            let (_, home) = symbol(c"leveldb_options_set_filter_policy")?;
+            let (create, create_home) = symbol(c"leveldb_filterpolicy_create")?;
+            let (destroy, destroy_home) = symbol(c"leveldb_filterpolicy_destroy")?;
+            (create_home == home && destroy_home == home).then(|| {
+                // SAFETY: leveldb's functions, declared so in leveldb/c.h.
+                unsafe {
+                    LeveldbCApi {
+                        create: std::mem::transmute::<*mut c_void, CreateFn>(create),
+                        destroy: std::mem::transmute::<*mut c_void, DestroyFn>(destroy),
+                    }
+                }
+            })
+        })();
+        // SAFETY: the handle opened above.
+        unsafe { libc::dlclose(handle) };
+        api
+    }
 }
