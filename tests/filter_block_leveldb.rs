@@ -14,6 +14,7 @@ use std::process::Command;
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables};
+use leveldb_bloom_test_support::vectors::to_hex;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -84,13 +85,6 @@ fn filter_block(policy: BloomPolicy, table: &Table) -> Vec<u8> {
     builder.finish().unwrap()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    if bytes.is_empty() {
-        return "-".into();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn real_tables_hold_the_blocks_this_library_builds() {
     let helper = build_tool("leveldb_tables");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-block-tables");
@@ -132,7 +126,7 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             let query_file = work.join("queries.txt");
             let lines: String = queries
                 .iter()
-                .map(|(offset, key)| format!("{offset} {}\n", hex(key)))
+                .map(|(offset, key)| format!("{offset} {}\n", to_hex(key)))
                 .collect();
             std::fs::write(&query_file, lines).unwrap();
             let block_file = work.join("block.bin");
