@@ -188,7 +188,7 @@ fn db() {
         for i in (0..policies.len()).map(|i| (i + r) % policies.len()) {
             let mut options = rusty_leveldb::in_memory();
             options.filter_policy = policies[i].1.clone();
-            let mut db = DB::open("bench", options).unwrap();
+            let mut db = DB::open("rusty-leveldb-bench-db", options).unwrap();
             let start = Instant::now();
             for (key, value) in &pairs {
                 db.put(key, value).unwrap();
