@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables};
 use leveldb_bloom_test_support::vectors::to_hex;
@@ -33,27 +34,24 @@ fn main() {
 }
 
 /// Compiles the program in tools/`name`.cc against leveldb's source headers and static library.
-fn build_tool(name: &str) -> PathBuf {
+fn build_leveldb_tool(name: &str) -> PathBuf {
     let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
         .map(PathBuf::from)
         .expect("LEVELDB_BLOOM_LEVELDB_SRC: a leveldb source tree");
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let status = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", src.display()))
-        .arg(format!("-I{}", src.join("include").display()))
-        .arg(root().join("tools").join(format!("{name}.cc")))
-        .arg("-o")
-        .arg(&exe)
-        .args(["-l:libleveldb.a", "-lsnappy", "-pthread"])
-        .status()
-        .expect("c++ starts");
-    assert!(status.success(), "tools/{name}.cc does not compile");
-    exe
+    let includes = [
+        format!("-I{}", src.display()),
+        format!("-I{}", src.join("include").display()),
+    ];
+    build_tool(
+        name,
+        &includes,
+        &["-l:libleveldb.a", "-lsnappy", "-pthread"],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    )
 }
 
 fn committed_filterblock_vectors_regenerate_from_leveldb() {
-    let generator = build_tool("gen_filterblock_vectors");
+    let generator = build_leveldb_tool("gen_filterblock_vectors");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-filterblock-vectors");
     std::fs::create_dir_all(&dir).unwrap();
     assert!(
@@ -86,7 +84,7 @@ fn filter_block(policy: BloomPolicy, table: &Table) -> Vec<u8> {
 }
 
 fn real_tables_hold_the_blocks_this_library_builds() {
-    let helper = build_tool("leveldb_tables");
+    let helper = build_leveldb_tool("leveldb_tables");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-block-tables");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();

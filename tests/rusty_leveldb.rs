@@ -25,7 +25,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, POLICY_NAME};
-use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::random::random_strings;
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables};
 use leveldb_bloom_test_support::vectors::{for_each_record, to_hex};
@@ -170,17 +170,8 @@ fn copy(db: &Path, name: &str) -> PathBuf {
 fn leveldb_db() -> &'static Path {
     static TOOL: OnceLock<PathBuf> = OnceLock::new();
     TOOL.get_or_init(|| {
-        let exe = fresh("leveldb_db");
-        let status = Command::new("c++")
-            .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
-            .arg(root().join("tools/leveldb_db.cc"))
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lleveldb")
-            .status()
-            .expect("c++ starts");
-        assert!(status.success(), "tools/leveldb_db.cc does not compile");
-        exe
+        let _ = fresh("leveldb_db");
+        build_tool("leveldb_db", &[], &["-lleveldb"], &work())
     })
 }
 

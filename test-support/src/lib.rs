@@ -6,6 +6,7 @@
 pub mod c_harness;
 pub mod filterblock_vectors;
 pub mod isa;
+pub mod leveldb_tools;
 pub mod paths;
 pub mod random;
 pub mod readme;
