@@ -15,7 +15,11 @@
 //! - On every filter and probe of vectors/ (from leveldb 1.23): this policy, through
 //!   rusty-leveldb's trait, builds leveldb's filters and gives leveldb's answers; rusty-leveldb's
 //!   own policy builds the same filters but answers otherwise on every filter shorter than 2
-//!   bytes, and only there (run with: cargo test --features rusty-leveldb --test rusty_leveldb).
+//!   bytes, and only there.
+//! - Key offsets out of order or past the keys (rusty-leveldb passes none) panic: rusty-leveldb's
+//!   trait has no error to return them as.
+//!
+//! Run with: cargo test --features rusty-leveldb --test rusty_leveldb.
 
 use std::cell::Cell;
 use std::panic::catch_unwind;
@@ -39,6 +43,7 @@ fn main() {
         trial!(rusty_leveldb_tables_hold_the_filter_blocks_this_library_builds),
         trial!(rusty_leveldb_reads_a_database_cxx_leveldb_writes, Leveldb),
         trial!(rusty_leveldbs_own_policy_differs_from_leveldb_on_filters_under_2_bytes),
+        trial!(offsets_out_of_order_or_past_the_keys_panic),
     ]);
 }
 
@@ -380,4 +385,21 @@ fn rusty_leveldbs_own_policy_differs_from_leveldb_on_filters_under_2_bytes() {
         "{probes} probes: rusty-leveldb's policy differs on {} filters, all under 2 bytes\n",
         differ.len()
     ));
+}
+
+fn offsets_out_of_order_or_past_the_keys_panic() {
+    // rusty-leveldb never passes such offsets, and its trait has no way to report an error: a
+    // filter built from other keys than the caller's would lose them, so the policy panics.
+    let policy = BloomPolicy::new(10);
+    for offsets in [&[2, 1][..], &[0, 4], &[4]] {
+        let built = catch_unwind(|| FilterPolicy::create_filter(&policy, b"abc", offsets));
+        assert!(
+            built.is_err(),
+            "offsets {offsets:?} of 3 bytes built a filter"
+        );
+    }
+    let empty_keys = FilterPolicy::create_filter(&policy, b"", &[0, 0, 0]);
+    let mut expected = Vec::new();
+    policy.create_filter(&[b"", b"", b""], &mut expected);
+    assert_eq!(empty_keys, expected);
 }
