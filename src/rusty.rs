@@ -4,9 +4,9 @@
 //! answers every query as leveldb does.
 //!
 //! rusty-leveldb finds a table's filter block by the policy's name, so tables written by either
-//! leveldb are read with their filters. Its own `BloomPolicy` writes the same filters, but
-//! answers otherwise than leveldb on filters shorter than 2 bytes: "may match" for the empty
-//! filter, a division by zero for a 1-byte filter whose byte is 1 to 30 (tests/rusty_leveldb.rs).
+//! leveldb are read with their filters. Its own `BloomPolicy` writes the same filters, but on
+//! every filter shorter than 2 bytes, where leveldb answers "no", it answers "may match" or
+//! divides by zero (tests/rusty_leveldb.rs).
 
 use crate::format::POLICY_NAME;
 use crate::policy::{BloomPolicy, key_may_match};
@@ -21,9 +21,9 @@ impl rusty_leveldb::FilterPolicy for BloomPolicy {
     /// without a list of them made.
     ///
     /// # Panics
-    /// If an offset lies past the end of `keys` or before the offset ahead of it (rusty-leveldb
-    /// never passes such offsets; its own policy panics too), or if the filter does not fit in
-    /// memory (rusty-leveldb's signature cannot report it).
+    /// If the offsets are out of order or one lies past the end of `keys` (rusty-leveldb never
+    /// passes such offsets; its own policy panics too), or if the filter does not fit in memory
+    /// (rusty-leveldb's signature cannot report it).
     fn create_filter(&self, keys: &[u8], key_offsets: &[usize]) -> Vec<u8> {
         let each_key = key_offsets.iter().enumerate().map(|(i, &start)| {
             let end = key_offsets.get(i + 1).copied().unwrap_or(keys.len());
