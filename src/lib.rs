@@ -35,6 +35,9 @@ mod no_unwind;
 // The Rust API.
 mod filter_block;
 mod policy;
+// rusty-leveldb's FilterPolicy for BloomPolicy.
+#[cfg(feature = "rusty-leveldb")]
+mod rusty;
 // The C ABI.
 pub mod ffi;
 // Every path through every layer against the oracle and leveldb's vectors.

@@ -69,11 +69,19 @@ impl BloomPolicy {
     /// # Panics
     /// If the filter does not fit in memory; see [`BloomPolicy::try_create_filter`].
     pub fn create_filter<K: AsRef<[u8]>>(&self, keys: &[K], dst: &mut Vec<u8>) {
-        if let Err(err) = self.try_create_filter(keys, dst) {
-            panic!(
-                "bloom filter for {} keys does not fit in memory: {err}",
-                keys.len()
-            );
+        self.append_filter(keys.iter().map(AsRef::as_ref), dst);
+    }
+
+    /// [`BloomPolicy::create_filter`] for keys from any iterator that knows how many it holds,
+    /// read where they lie (rusty-leveldb's keys end to end, src/rusty.rs).
+    pub(crate) fn append_filter<'k>(
+        &self,
+        keys: impl ExactSizeIterator<Item = &'k [u8]>,
+        dst: &mut Vec<u8>,
+    ) {
+        let num_keys = keys.len();
+        if let Err(err) = self.try_append_filter(keys, dst) {
+            panic!("bloom filter for {num_keys} keys does not fit in memory: {err}");
         }
     }
 
@@ -87,12 +95,21 @@ impl BloomPolicy {
         keys: &[K],
         dst: &mut Vec<u8>,
     ) -> Result<(), TryReserveError> {
+        self.try_append_filter(keys.iter().map(AsRef::as_ref), dst)
+    }
+
+    /// [`BloomPolicy::try_create_filter`] for keys from any iterator that knows how many it holds.
+    fn try_append_filter<'k>(
+        &self,
+        keys: impl ExactSizeIterator<Item = &'k [u8]>,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), TryReserveError> {
         // A length past the address space cannot be reserved either: let try_reserve say so.
         let len = self.filter_len(keys.len()).unwrap_or(usize::MAX);
         dst.try_reserve_exact(len)?;
         let start = dst.len();
         dst.resize(start + len, 0);
-        self.fill_filter(keys.iter().map(AsRef::as_ref), &mut dst[start..]);
+        self.fill_filter(keys, &mut dst[start..]);
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use leveldb_bloom_test_support::c_harness::{
     FULL, Link, NATIVE_STATIC_LIBS, build, command, program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::isa;
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::{trial, trials};
@@ -226,16 +227,7 @@ fn readme_link_line_from_the_build_tree() {
 fn committed_vectors_regenerate_from_leveldb() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-vectors");
     std::fs::create_dir_all(&dir).unwrap();
-    let generator = dir.join("gen_vectors");
-    let status = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(root().join("tools/gen_vectors.cc"))
-        .arg("-o")
-        .arg(&generator)
-        .arg("-lleveldb")
-        .status()
-        .expect("c++ starts");
-    assert!(status.success(), "tools/gen_vectors.cc does not compile");
+    let generator = build_tool("gen_vectors", &[], &["-lleveldb"], &dir);
     assert!(
         Command::new(&generator)
             .arg(&dir)

@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::tables::{FILTER_META_KEY, tables};
+use leveldb_bloom_test_support::tables::{FilterCall, Table, tables};
+use leveldb_bloom_test_support::vectors::to_hex;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -32,27 +34,24 @@ fn main() {
 }
 
 /// Compiles the program in tools/`name`.cc against leveldb's source headers and static library.
-fn build_tool(name: &str) -> PathBuf {
+fn build_leveldb_tool(name: &str) -> PathBuf {
     let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
         .map(PathBuf::from)
         .expect("LEVELDB_BLOOM_LEVELDB_SRC: a leveldb source tree");
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let status = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", src.display()))
-        .arg(format!("-I{}", src.join("include").display()))
-        .arg(root().join("tools").join(format!("{name}.cc")))
-        .arg("-o")
-        .arg(&exe)
-        .args(["-l:libleveldb.a", "-lsnappy", "-pthread"])
-        .status()
-        .expect("c++ starts");
-    assert!(status.success(), "tools/{name}.cc does not compile");
-    exe
+    let includes = [
+        format!("-I{}", src.display()),
+        format!("-I{}", src.join("include").display()),
+    ];
+    build_tool(
+        name,
+        &includes,
+        &["-l:libleveldb.a", "-lsnappy", "-pthread"],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    )
 }
 
 fn committed_filterblock_vectors_regenerate_from_leveldb() {
-    let generator = build_tool("gen_filterblock_vectors");
+    let generator = build_leveldb_tool("gen_filterblock_vectors");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-filterblock-vectors");
     std::fs::create_dir_all(&dir).unwrap();
     assert!(
@@ -70,118 +69,22 @@ fn committed_filterblock_vectors_regenerate_from_leveldb() {
     );
 }
 
-/// A table's parts, as leveldb's table/format.cc and table/block.cc lay them out.
-mod table {
-    /// The magic number ending every table.
-    const MAGIC: u64 = 0xdb4775248b80fb57;
-    /// A block's trailer: its type byte and CRC.
-    pub const BLOCK_TRAILER: u64 = 5;
-
-    #[derive(Clone, Copy, Debug)]
-    pub struct Handle {
-        pub offset: u64,
-        pub size: u64,
-    }
-
-    fn varint(bytes: &[u8], at: &mut usize) -> u64 {
-        let mut value = 0;
-        for shift in (0..64).step_by(7) {
-            let byte = bytes[*at];
-            *at += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return value;
-            }
+/// The filter block this library builds for `table`'s keys, as leveldb's TableBuilder calls its
+/// FilterBlockBuilder.
+fn filter_block(policy: BloomPolicy, table: &Table) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    for call in table.filter_calls() {
+        match call {
+            FilterCall::StartBlock(offset) => builder.start_block(offset),
+            FilterCall::AddKey(key) => builder.add_key(key),
         }
-        panic!("varint too long");
+        .unwrap();
     }
-
-    fn handle(bytes: &[u8], at: &mut usize) -> Handle {
-        Handle {
-            offset: varint(bytes, at),
-            size: varint(bytes, at),
-        }
-    }
-
-    /// The metaindex and index handles from the footer (the last 48 bytes).
-    pub fn footer(table: &[u8]) -> (Handle, Handle) {
-        let footer = &table[table.len() - 48..];
-        let magic = u64::from_le_bytes(footer[40..].try_into().unwrap());
-        assert_eq!(magic, MAGIC, "not a leveldb table");
-        let mut at = 0;
-        (handle(footer, &mut at), handle(footer, &mut at))
-    }
-
-    /// A block's contents, decompressed if its type byte says snappy.
-    pub fn block(table: &[u8], h: Handle) -> Vec<u8> {
-        let (start, end) = (h.offset as usize, (h.offset + h.size) as usize);
-        match table[end] {
-            0 => table[start..end].to_vec(),
-            1 => snap::raw::Decoder::new()
-                .decompress_vec(&table[start..end])
-                .expect("snappy block"),
-            kind => panic!("unknown block type {kind}"),
-        }
-    }
-
-    /// A block's entries: (key, value), prefix compression undone.
-    pub fn entries(block: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let n = block.len();
-        let restarts = u32::from_le_bytes(block[n - 4..].try_into().unwrap()) as usize;
-        let end = n - 4 - 4 * restarts;
-        let (mut at, mut key, mut out) = (0, Vec::new(), Vec::new());
-        while at < end {
-            let shared = varint(block, &mut at) as usize;
-            let non_shared = varint(block, &mut at) as usize;
-            let value_len = varint(block, &mut at) as usize;
-            key.truncate(shared);
-            key.extend_from_slice(&block[at..at + non_shared]);
-            at += non_shared;
-            out.push((key.clone(), block[at..at + value_len].to_vec()));
-            at += value_len;
-        }
-        out
-    }
-
-    pub fn decode_handle(value: &[u8]) -> Handle {
-        handle(value, &mut 0)
-    }
-}
-
-type DataBlocks = Vec<(table::Handle, Vec<Vec<u8>>)>;
-
-/// Each data block's handle and user keys (its internal keys less their 8-byte sequence and
-/// type, as leveldb's InternalFilterPolicy passes them), and the filter block, of one table.
-fn read_table(bytes: &[u8]) -> (DataBlocks, Vec<u8>) {
-    let (metaindex, index) = table::footer(bytes);
-    let filter = table::entries(&table::block(bytes, metaindex))
-        .into_iter()
-        .find(|(key, _)| key == FILTER_META_KEY)
-        .map(|(_, value)| table::block(bytes, table::decode_handle(&value)))
-        .expect("the table has a bloom filter block");
-    let data = table::entries(&table::block(bytes, index))
-        .into_iter()
-        .map(|(_, value)| {
-            let handle = table::decode_handle(&value);
-            let keys = table::entries(&table::block(bytes, handle))
-                .into_iter()
-                .map(|(key, _)| key[..key.len() - 8].to_vec())
-                .collect();
-            (handle, keys)
-        })
-        .collect();
-    (data, filter)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    if bytes.is_empty() {
-        return "-".into();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    builder.finish().unwrap()
 }
 
 fn real_tables_hold_the_blocks_this_library_builds() {
-    let helper = build_tool("leveldb_tables");
+    let helper = build_leveldb_tool("leveldb_tables");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-block-tables");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
@@ -199,45 +102,33 @@ fn real_tables_hold_the_blocks_this_library_builds() {
         let files = tables(&db);
         assert!(files.len() >= 2, "{compression}: {} tables", files.len());
         for (name, bytes) in files {
-            let (data_blocks, leveldb_block) = read_table(&bytes);
-            // leveldb's TableBuilder: StartBlock(0), each block's keys, StartBlock at the end of
-            // each block (where the next starts), Finish.
-            let mut builder = FilterBlockBuilder::new(policy);
-            for (handle, keys) in &data_blocks {
-                builder.start_block(handle.offset).unwrap();
-                for key in keys {
-                    builder.add_key(key).unwrap();
-                }
-            }
-            let last = data_blocks.last().expect("data blocks").0;
-            builder
-                .start_block(last.offset + last.size + table::BLOCK_TRAILER)
-                .unwrap();
-            let ours = builder.finish().unwrap();
+            let table = Table::read(&bytes);
+            let leveldb_block = &table.filter_block;
+            let ours = filter_block(policy, &table);
             assert!(
-                ours == leveldb_block,
+                ours == *leveldb_block,
                 "{compression} {name}: filter block differs"
             );
 
             // Present keys at their block, absent keys at every block and past the end.
             let mut queries: Vec<(u64, Vec<u8>)> = Vec::new();
-            for (i, (handle, keys)) in data_blocks.iter().enumerate() {
-                for key in keys.iter().step_by(3) {
-                    queries.push((handle.offset, key.clone()));
+            for (i, block) in table.data_blocks.iter().enumerate() {
+                for key in block.user_keys.iter().step_by(3) {
+                    queries.push((block.offset, key.clone()));
                 }
                 for j in 0..20u32 {
-                    queries.push((handle.offset, format!("absent {i} {j}").into_bytes()));
+                    queries.push((block.offset, format!("absent {i} {j}").into_bytes()));
                 }
             }
-            queries.push((last.offset + 1_000_000, b"past the end".to_vec()));
+            queries.push((table.data_end + 1_000_000, b"past the end".to_vec()));
             let query_file = work.join("queries.txt");
             let lines: String = queries
                 .iter()
-                .map(|(offset, key)| format!("{offset} {}\n", hex(key)))
+                .map(|(offset, key)| format!("{offset} {}\n", to_hex(key)))
                 .collect();
             std::fs::write(&query_file, lines).unwrap();
             let block_file = work.join("block.bin");
-            std::fs::write(&block_file, &leveldb_block).unwrap();
+            std::fs::write(&block_file, leveldb_block).unwrap();
             let output = Command::new(&helper)
                 .arg("answer")
                 .arg(&block_file)
@@ -252,7 +143,7 @@ fn real_tables_hold_the_blocks_this_library_builds() {
                 .bytes()
                 .map(|b| b == b'1')
                 .collect();
-            let reader = FilterBlockReader::new(policy, &leveldb_block);
+            let reader = FilterBlockReader::new(policy, leveldb_block);
             let single: Vec<bool> = queries
                 .iter()
                 .map(|(offset, key)| reader.key_may_match(*offset, key))

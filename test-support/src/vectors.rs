@@ -22,6 +22,14 @@ fn hex(field: &str) -> Vec<u8> {
     hex_digits(field)
 }
 
+/// Plain hex of `bytes`, as the vectors and the tools' input files write them; `-` if empty.
+pub fn to_hex(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "-".into();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Bytes from hex digits, two per byte.
 pub(crate) fn hex_digits(digits: &str) -> Vec<u8> {
     assert!(digits.len().is_multiple_of(2), "odd hex field");

@@ -1,0 +1,24 @@
+//! The C++ programs in tools/ that make and read test data with leveldb itself, compiled for the
+//! tests that run them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::paths::root;
+
+/// Compiles tools/`name`.cc into `out_dir`, with `flags` (include folders) before the source
+/// and `libs` after it; panics if it does not compile.
+pub fn build_tool(name: &str, flags: &[String], libs: &[&str], out_dir: &Path) -> PathBuf {
+    let exe = out_dir.join(name);
+    let status = Command::new("c++")
+        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
+        .args(flags)
+        .arg(root().join("tools").join(format!("{name}.cc")))
+        .arg("-o")
+        .arg(&exe)
+        .args(libs)
+        .status()
+        .expect("c++ starts");
+    assert!(status.success(), "tools/{name}.cc does not compile");
+    exe
+}
