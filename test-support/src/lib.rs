@@ -1,11 +1,12 @@
 //! What leveldb-bloom's tests, benchmarks and fuzz seed writer share: where the repository and
 //! the built library are, leveldb's reference vectors, the C test programs' build and run, running
-//! test programs on each path the CPU has, and which tools this machine has for the tests that
-//! need one, decided when the tests run.
+//! test programs on each path the CPU has, the leveldb packages some tests install from PyPI and
+//! npm, and which tools this machine has for the tests that need one, decided when the tests run.
 
 pub mod c_harness;
 pub mod filterblock_vectors;
 pub mod isa;
+pub mod packages;
 pub mod paths;
 pub mod readme;
 pub mod tables;

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::packages;
+
 /// A tool some tests need beside cargo and a C/C++ compiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tool {
@@ -26,9 +28,15 @@ pub enum Tool {
     LeveldbSource,
     /// Node.js and npm: the Node.js example (examples/node), with koffi from npm.
     Node,
+    /// pip's plyvel wheel, installed from PyPI into a venv (packages.rs).
+    PlyvelWheel,
+    /// npm's classic-level, installed and packed from npm's registry (packages.rs).
+    ClassicLevel,
+    /// Node.js's headers in /usr/include/node, for node-gyp's builds of addons.
+    NodeHeaders,
 }
 
-const TOOLS: usize = Tool::Node as usize + 1;
+const TOOLS: usize = Tool::NodeHeaders as usize + 1;
 
 impl Tool {
     /// Why this machine lacks the tool, with how to get it; None when it has it. Looked for once
@@ -49,9 +57,9 @@ impl Tool {
             Tool::Pytest => "LEVELDB_BLOOM_REQUIRE_PYTHON",
             Tool::Cmake => "LEVELDB_BLOOM_REQUIRE_CMAKE",
             Tool::Asan | Tool::Tsan | Tool::Valgrind => "LEVELDB_BLOOM_REQUIRE_SANITIZERS",
-            Tool::Plyvel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
+            Tool::Plyvel | Tool::PlyvelWheel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
             Tool::LeveldbSource => "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC",
-            Tool::Node => "LEVELDB_BLOOM_REQUIRE_NODE",
+            Tool::Node | Tool::ClassicLevel | Tool::NodeHeaders => "LEVELDB_BLOOM_REQUIRE_NODE",
         }
     }
 
@@ -121,6 +129,18 @@ impl Tool {
                 runs(Command::new("node").arg("--version"))
                     && runs(Command::new("npm").arg("--version")),
                 "node or npm is not on PATH: apt-get install nodejs npm".into(),
+            ),
+            Tool::PlyvelWheel => packages::plyvel_venv()
+                .err()
+                .map(|why| format!("pip could not install {}: {why}", packages::PLYVEL_WHEEL)),
+            Tool::ClassicLevel => packages::classic_level()
+                .err()
+                .map(|why| format!("npm could not fetch {}: {why}", packages::CLASSIC_LEVEL)),
+            Tool::NodeHeaders => missing(
+                Path::new("/usr/include/node/node_api.h").is_file(),
+                "/usr/include/node/node_api.h is missing: apt-get install libnode-dev (Debian's \
+                 npm brings it)"
+                    .into(),
             ),
         }
     }
