@@ -32,7 +32,7 @@ pub enum Tool {
     PlyvelWheel,
     /// npm's classic-level, installed and packed from npm's registry (packages.rs).
     ClassicLevel,
-    /// Node.js's headers in /usr/include/node, for node-gyp's builds of addons.
+    /// Node.js's headers (in /usr/include/node, or npm_config_nodedir's), for node-gyp's builds.
     NodeHeaders,
 }
 
@@ -136,12 +136,20 @@ impl Tool {
             Tool::ClassicLevel => packages::classic_level()
                 .err()
                 .map(|why| format!("npm could not fetch {}: {why}", packages::CLASSIC_LEVEL)),
-            Tool::NodeHeaders => missing(
-                Path::new("/usr/include/node/node_api.h").is_file(),
-                "/usr/include/node/node_api.h is missing: apt-get install libnode-dev (Debian's \
-                 npm brings it)"
-                    .into(),
-            ),
+            Tool::NodeHeaders => {
+                // Where node-gyp takes them from in shim/build-classic-level.
+                let dir = std::env::var_os("npm_config_nodedir")
+                    .map_or_else(|| PathBuf::from("/usr"), PathBuf::from);
+                let header = dir.join("include/node/node_api.h");
+                missing(
+                    header.is_file(),
+                    format!(
+                        "{} is missing: apt-get install libnode-dev (Debian's npm brings it), or \
+                         set npm_config_nodedir",
+                        header.display()
+                    ),
+                )
+            }
         }
     }
 }
