@@ -71,19 +71,13 @@ impl Tool {
     fn probe(self) -> Option<String> {
         let missing = |present: bool, why: String| (!present).then_some(why);
         match self {
-            Tool::Leveldb => {
-                // Where the header is looked for, as fuzz/build.rs does.
-                let include = std::env::var_os("LEVELDB_INCLUDE_DIR")
-                    .map_or_else(|| PathBuf::from("/usr/include"), PathBuf::from);
-                let header = include.join("leveldb/filter_policy.h");
-                missing(
-                    header.is_file(),
-                    format!(
-                        "{} is missing: apt-get install libleveldb-dev",
-                        header.display()
-                    ),
-                )
-            }
+            // Where the header is looked for, as fuzz/build.rs does.
+            Tool::Leveldb => header_missing(
+                "LEVELDB_INCLUDE_DIR",
+                "/usr/include",
+                "leveldb/filter_policy.h",
+                "apt-get install libleveldb-dev",
+            ),
             Tool::Pytest => missing(
                 runs(Command::new("python3").args(["-c", "import pytest"])),
                 "python3 cannot import pytest: pip install pytest (in a venv: apt-get install \
@@ -136,22 +130,23 @@ impl Tool {
             Tool::ClassicLevel => packages::classic_level()
                 .err()
                 .map(|why| format!("npm could not fetch {}: {why}", packages::CLASSIC_LEVEL)),
-            Tool::NodeHeaders => {
-                // Where node-gyp takes them from in shim/build-classic-level.
-                let dir = std::env::var_os("npm_config_nodedir")
-                    .map_or_else(|| PathBuf::from("/usr"), PathBuf::from);
-                let header = dir.join("include/node/node_api.h");
-                missing(
-                    header.is_file(),
-                    format!(
-                        "{} is missing: apt-get install libnode-dev (Debian's npm brings it), or \
-                         set npm_config_nodedir",
-                        header.display()
-                    ),
-                )
-            }
+            // Where node-gyp takes them from in shim/build-classic-level.
+            Tool::NodeHeaders => header_missing(
+                "npm_config_nodedir",
+                "/usr",
+                "include/node/node_api.h",
+                "apt-get install libnode-dev (Debian's npm brings it), or set npm_config_nodedir",
+            ),
         }
     }
+}
+
+/// Why `header` is missing under the folder the variable `var` names (`default` without it), with
+/// `how` to get it; None when it is there.
+fn header_missing(var: &str, default: &str, header: &str, how: &str) -> Option<String> {
+    let dir = std::env::var_os(var).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    let header = dir.join(header);
+    (!header.is_file()).then(|| format!("{} is missing: {how}", header.display()))
 }
 
 /// Whether `cmd` starts and exits 0, its output discarded.
