@@ -34,7 +34,7 @@ pub fn cmake_build(build: &Path, options: &[&str]) {
     let cargo: PathBuf = std::env::var_os("CARGO")
         .unwrap_or_else(|| "cargo".into())
         .into();
-    let cargo_target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-cargo");
+    let cargo_target = cargo_target_dir();
     run(Command::new("cmake")
         .arg("-S")
         .arg(root())
@@ -51,6 +51,11 @@ pub fn cmake_build(build: &Path, options: &[&str]) {
         .arg("--build")
         .arg(build)
         .arg("--parallel"));
+}
+
+/// cargo's target folder for every CMake build of the tests (LEVELDB_BLOOM_CARGO_TARGET_DIR).
+pub fn cargo_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-cargo")
 }
 
 /// `readelf -d`: the dynamic section, with its NEEDED and SONAME entries.
