@@ -16,6 +16,13 @@ pub enum FilterBlockError {
     /// [`FilterBlockBuilder::start_block`] with an offset in an earlier 2 KB range than the
     /// previous call's (leveldb asserts).
     OffsetBackwards { block_offset: u64 },
+    /// [`FilterBlockBuilder::start_block`] with an offset past 2^63 - 1, the largest file
+    /// offset, where no table has a data block: refused before anything is allocated for the
+    /// filters up to it.
+    OffsetTooLarge {
+        /// The offset given.
+        block_offset: u64,
+    },
     /// Memory ran out.
     OutOfMemory,
     /// More keys for one filter than a C `int` counts (leveldb passes the count as one).
@@ -24,12 +31,21 @@ pub enum FilterBlockError {
     PolicyFailed,
 }
 
+/// The largest block offset [`FilterBlockBuilder::start_block`] takes: the largest file offset
+/// (`off_t`, to which leveldb's reads pass offsets), 2^63 - 1. A data block cannot start past it,
+/// and the filters up to such an offset would take 4 bytes per 2 KB skipped, 2^54 bytes or more.
+const MAX_BLOCK_OFFSET: u64 = i64::MAX as u64;
+
 impl fmt::Display for FilterBlockError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FilterBlockError::OffsetBackwards { block_offset } => write!(
                 f,
                 "block offset {block_offset} is in an earlier 2 KB range than the previous block's"
+            ),
+            FilterBlockError::OffsetTooLarge { block_offset } => write!(
+                f,
+                "block offset {block_offset} is past the largest file offset, {MAX_BLOCK_OFFSET}"
             ),
             FilterBlockError::OutOfMemory => f.write_str("out of memory"),
             FilterBlockError::TooManyKeys => f.write_str("more than INT_MAX keys for one filter"),

@@ -70,12 +70,21 @@ fn backwards_offsets_fail_and_change_nothing() {
 }
 
 #[test]
-fn start_block_past_memory_fails_and_changes_nothing() {
+fn offsets_past_any_file_fail_and_change_nothing() {
     let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
     builder.add_key(b"a").unwrap();
+    for block_offset in [MAX_BLOCK_OFFSET + 1, u64::MAX] {
+        assert_eq!(
+            builder.start_block(block_offset),
+            Err(FilterBlockError::OffsetTooLarge { block_offset })
+        );
+    }
     assert_eq!(
-        builder.start_block(u64::MAX),
-        Err(FilterBlockError::OutOfMemory)
+        FilterBlockError::OffsetTooLarge {
+            block_offset: u64::MAX
+        }
+        .to_string(),
+        "block offset 18446744073709551615 is past the largest file offset, 9223372036854775807"
     );
     assert_eq!(builder.finish().unwrap(), bloom_block(&[(0, &[b"a"])]));
 }
