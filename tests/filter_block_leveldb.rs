@@ -5,13 +5,17 @@
 //! - The committed vectors/filterblock.txt is what tools/gen_filterblock_vectors.cc makes now.
 //! - Real tables: databases written by leveldb (compression off, and snappy), each .ldb file's
 //!   filter block found through its footer and metaindex, equal to the block this library builds
-//!   from the table's user keys and data-block offsets (from its index block); and this library's
-//!   reader answers as leveldb's on that block for present and absent keys.
+//!   from the table's user keys and data-block offsets (from its index block), and to the block
+//!   a policy of ours wrapping the bloom policy as leveldb's InternalFilterPolicy wraps it builds
+//!   from the table's internal keys; and this library's reader answers as leveldb's on that
+//!   block for present and absent keys, through both policies.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
+use leveldb_bloom::{
+    BlockKeys, BloomPolicy, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+};
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::tables::{FILTER_META_KEY, tables};
 use leveldb_bloom_test_support::{trial, trials};
@@ -150,8 +154,53 @@ mod table {
 
 type DataBlocks = Vec<(table::Handle, Vec<Vec<u8>>)>;
 
-/// Each data block's handle and user keys (its internal keys less their 8-byte sequence and
-/// type, as leveldb's InternalFilterPolicy passes them), and the filter block, of one table.
+/// An internal key's user key: the key less its 8-byte sequence number and type.
+fn user_key(internal_key: &[u8]) -> &[u8] {
+    &internal_key[..internal_key.len() - 8]
+}
+
+/// leveldb's InternalFilterPolicy (db/dbformat.cc), written with this library's API: a table's
+/// filters are its user policy's, of the user keys of the table's internal keys.
+struct InternalFilterPolicy<P>(P);
+
+impl<P: FilterPolicy> FilterPolicy for InternalFilterPolicy<P> {
+    fn create_filter(
+        &self,
+        keys: BlockKeys<'_>,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), FilterBlockError> {
+        let user_keys: Vec<&[u8]> = keys.into_iter().map(user_key).collect();
+        self.0.create_filter(BlockKeys::new(&user_keys), dst)
+    }
+
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        self.0.key_may_match(user_key(key), filter)
+    }
+}
+
+/// The block `policy` builds for a table's data blocks and their keys as leveldb's
+/// TableBuilder makes its calls: StartBlock(0), each block's keys, StartBlock at the end of each
+/// block (where the next starts), Finish.
+fn build_block(
+    policy: impl FilterPolicy,
+    data_blocks: &DataBlocks,
+    keys: fn(&[u8]) -> &[u8],
+) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    for (handle, block_keys) in data_blocks {
+        builder.start_block(handle.offset).unwrap();
+        for key in block_keys {
+            builder.add_key(keys(key)).unwrap();
+        }
+    }
+    let last = data_blocks.last().expect("data blocks").0;
+    builder
+        .start_block(last.offset + last.size + table::BLOCK_TRAILER)
+        .unwrap();
+    builder.finish().unwrap()
+}
+
+/// Each data block's handle and internal keys, and the filter block, of one table.
 fn read_table(bytes: &[u8]) -> (DataBlocks, Vec<u8>) {
     let (metaindex, index) = table::footer(bytes);
     let filter = table::entries(&table::block(bytes, metaindex))
@@ -165,7 +214,7 @@ fn read_table(bytes: &[u8]) -> (DataBlocks, Vec<u8>) {
             let handle = table::decode_handle(&value);
             let keys = table::entries(&table::block(bytes, handle))
                 .into_iter()
-                .map(|(key, _)| key[..key.len() - 8].to_vec())
+                .map(|(key, _)| key)
                 .collect();
             (handle, keys)
         })
@@ -200,35 +249,27 @@ fn real_tables_hold_the_blocks_this_library_builds() {
         assert!(files.len() >= 2, "{compression}: {} tables", files.len());
         for (name, bytes) in files {
             let (data_blocks, leveldb_block) = read_table(&bytes);
-            // leveldb's TableBuilder: StartBlock(0), each block's keys, StartBlock at the end of
-            // each block (where the next starts), Finish.
-            let mut builder = FilterBlockBuilder::new(policy);
-            for (handle, keys) in &data_blocks {
-                builder.start_block(handle.offset).unwrap();
-                for key in keys {
-                    builder.add_key(key).unwrap();
-                }
-            }
-            let last = data_blocks.last().expect("data blocks").0;
-            builder
-                .start_block(last.offset + last.size + table::BLOCK_TRAILER)
-                .unwrap();
-            let ours = builder.finish().unwrap();
+            let internal_policy = InternalFilterPolicy(policy);
             assert!(
-                ours == leveldb_block,
+                build_block(policy, &data_blocks, user_key) == leveldb_block,
                 "{compression} {name}: filter block differs"
+            );
+            assert!(
+                build_block(&internal_policy, &data_blocks, |key| key) == leveldb_block,
+                "{compression} {name}: InternalFilterPolicy's filter block differs"
             );
 
             // Present keys at their block, absent keys at every block and past the end.
             let mut queries: Vec<(u64, Vec<u8>)> = Vec::new();
             for (i, (handle, keys)) in data_blocks.iter().enumerate() {
                 for key in keys.iter().step_by(3) {
-                    queries.push((handle.offset, key.clone()));
+                    queries.push((handle.offset, user_key(key).to_vec()));
                 }
                 for j in 0..20u32 {
                     queries.push((handle.offset, format!("absent {i} {j}").into_bytes()));
                 }
             }
+            let last = data_blocks.last().expect("data blocks").0;
             queries.push((last.offset + 1_000_000, b"past the end".to_vec()));
             let query_file = work.join("queries.txt");
             let lines: String = queries
@@ -265,6 +306,25 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             assert!(
                 batch == theirs,
                 "{compression} {name}: batch answers differ"
+            );
+            // Through the InternalFilterPolicy, each key with a tag of its own (sequence number
+            // and type), as a lookup gives it, and the batch with owned keys.
+            let internal_keys: Vec<Vec<u8>> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, key)| [key, &((i as u64) << 8 | 1).to_le_bytes()[..]].concat())
+                .collect();
+            let reader = FilterBlockReader::new(&internal_policy, &leveldb_block);
+            let single: Vec<bool> = offsets
+                .iter()
+                .zip(&internal_keys)
+                .map(|(offset, key)| reader.key_may_match(*offset, key))
+                .collect();
+            let mut internal_batch = vec![false; internal_keys.len()];
+            reader.key_may_match_batch(&offsets, &internal_keys, &mut internal_batch);
+            assert!(
+                single == theirs && internal_batch == theirs,
+                "{compression} {name}: InternalFilterPolicy's answers differ"
             );
             // Some absent keys must be told apart, or the test would pass a reader that always
             // says "may match".

@@ -141,10 +141,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         // leveldb's `uint32_t` takes the low 32 bits of the position.
         let offset = self.result.len() as u32;
         if !self.key_ends.is_empty() {
-            let keys = BlockKeys {
-                bytes: &self.keys,
-                ends: &self.key_ends,
-            };
+            let keys = BlockKeys::packed(&self.keys, &self.key_ends);
             self.policy.create_filter(keys, &mut self.result)?;
             self.keys.clear();
             self.key_ends.clear();

@@ -90,6 +90,26 @@ fn offsets_past_any_file_fail_and_change_nothing() {
 }
 
 #[test]
+fn block_keys_from_slices_read_as_a_builders() {
+    let keys: [&[u8]; 3] = [b"apple", b"", b"cherry"];
+    let ends = [5, 5, 11];
+    let (given, packed) = (
+        BlockKeys::new(&keys),
+        BlockKeys::packed(b"applecherry", &ends),
+    );
+    for block_keys in [given, packed] {
+        assert_eq!((block_keys.len(), block_keys.is_empty()), (3, false));
+        assert_eq!(block_keys.iter().len(), 3);
+        assert_eq!(block_keys.into_iter().collect::<Vec<_>>(), keys);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        FilterPolicy::create_filter(&BloomPolicy::new(10), block_keys, &mut a).unwrap();
+        BloomPolicy::new(10).create_filter(&keys, &mut b);
+        assert_eq!(a, b);
+    }
+    assert!(BlockKeys::new(&[]).is_empty());
+}
+
+#[test]
 fn batches_answer_as_single_queries_in_any_order() {
     let keys: Vec<Vec<u8>> = (0..300u32)
         .map(|i| format!("key{i}").into_bytes())
