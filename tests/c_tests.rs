@@ -199,13 +199,16 @@ fn readme_link_line_from_the_build_tree() {
     }
     std::fs::write(dir.join("app.c"), example).unwrap();
 
-    let output = Command::new("sh")
-        .arg("-ec")
-        .arg(script.join("\n"))
-        .current_dir(&dir)
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .expect("sh starts");
+    let sh = |script: &str| {
+        Command::new("sh")
+            .arg("-ec")
+            .arg(script)
+            .current_dir(&dir)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .expect("sh starts")
+    };
+    let output = sh(&script.join("\n"));
     assert!(
         output.status.success(),
         "the README's link line fails: {output:?}"
@@ -229,14 +232,9 @@ fn readme_link_line_from_the_build_tree() {
     let fully_static = static_line
         .replacen("cc ", "cc -static ", 1)
         .replace("-o app-static", "-o app-fully-static");
-    let output = Command::new("sh")
-        .arg("-ec")
-        .arg(format!(
-            "{fully_static}\n./app-fully-static\nreadelf -d app-fully-static"
-        ))
-        .current_dir(&dir)
-        .output()
-        .expect("sh starts");
+    let output = sh(&format!(
+        "{fully_static}\n./app-fully-static\nreadelf -d app-fully-static"
+    ));
     assert!(
         output.status.success(),
         "`{fully_static}` fails: {output:?}"

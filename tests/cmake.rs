@@ -62,22 +62,18 @@ fn run_fully_static_consumer(program: &Path) {
     );
 }
 
-/// A CMake project in `dir` that finds the installed package asking for version `${WANTED}` and
-/// links the consumer example's program with the static target and `-static`.
-fn write_fully_static_project(dir: &Path) {
+/// Writes a C project named `name` in `dir`, made afresh: CMake's first two lines, then `body`,
+/// where `MAIN_C` stands for the consumer example's program.
+fn write_c_project(dir: &Path, name: &str, body: &str) {
+    let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).expect("project folder");
     let main_c = root().join("examples/cmake-consumer/main.c");
+    let main_c = format!("\"{}\"", main_c.display());
     std::fs::write(
         dir.join("CMakeLists.txt"),
         format!(
-            "cmake_minimum_required(VERSION 3.25)\n\
-             project(fully_static LANGUAGES C)\n\
-             find_package(leveldb_bloom ${{WANTED}} REQUIRED)\n\
-             add_executable(consumer_fully_static \"{}\")\n\
-             target_link_libraries(consumer_fully_static PRIVATE \
-             leveldb_bloom::leveldb_bloom_static)\n\
-             target_link_options(consumer_fully_static PRIVATE -static)\n",
-            main_c.display()
+            "cmake_minimum_required(VERSION 3.25)\nproject({name} LANGUAGES C)\n{}",
+            body.replace("MAIN_C", &main_c)
         ),
     )
     .expect("CMakeLists.txt written");
@@ -280,8 +276,16 @@ fn configure_build_ctest_install_and_consume() {
         &prefix,
     );
     run_fully_static_consumer(&consumer.join("app-fully-static"));
+    // The package asked for version ${WANTED}, the program linked with the static target.
     let project = consumer.join("fully-static");
-    write_fully_static_project(&project);
+    write_c_project(
+        &project,
+        "fully_static",
+        "find_package(leveldb_bloom ${WANTED} REQUIRED)\n\
+         add_executable(consumer_fully_static MAIN_C)\n\
+         target_link_libraries(consumer_fully_static PRIVATE leveldb_bloom::leveldb_bloom_static)\n\
+         target_link_options(consumer_fully_static PRIVATE -static)\n",
+    );
     let (accepted, refused) = accepted_and_refused_versions();
     let configure = |wanted: &str, build: &Path| {
         let mut cmd = Command::new("cmake");
@@ -381,24 +385,18 @@ fn main_job_and_add_subdirectory_need_no_cpp_compiler() {
 
     // A C-only project with this one in a subfolder, both targets linked.
     let project = work.join("c-only");
-    let _ = std::fs::remove_dir_all(&project);
-    std::fs::create_dir_all(&project).expect("project folder");
-    let main_c = root().join("examples/cmake-consumer/main.c");
-    std::fs::write(
-        project.join("CMakeLists.txt"),
-        format!(
-            "cmake_minimum_required(VERSION 3.25)\n\
-             project(c_only LANGUAGES C)\n\
-             add_subdirectory(\"{}\" leveldb_bloom)\n\
-             add_executable(consumer_shared \"{main}\")\n\
+    write_c_project(
+        &project,
+        "c_only",
+        &format!(
+            "add_subdirectory(\"{}\" leveldb_bloom)\n\
+             add_executable(consumer_shared MAIN_C)\n\
              target_link_libraries(consumer_shared PRIVATE leveldb_bloom::leveldb_bloom)\n\
-             add_executable(consumer_static \"{main}\")\n\
+             add_executable(consumer_static MAIN_C)\n\
              target_link_libraries(consumer_static PRIVATE leveldb_bloom::leveldb_bloom_static)\n",
-            root().display(),
-            main = main_c.display()
+            root().display()
         ),
-    )
-    .expect("CMakeLists.txt written");
+    );
     let project_build = project.join("build");
     configure(&project, &project_build);
     cmake(&["--build".as_ref(), project_build.as_ref()]);

@@ -133,11 +133,8 @@ fn batch_queries_take_keys_of_any_kind() {
     let keys: Vec<Vec<u8>> = (0..1000u32)
         .map(|i| format!("key {i}").into_bytes())
         .collect();
-    let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
-    for key in &keys {
-        builder.add_key(key).unwrap();
-    }
-    let block = builder.finish().unwrap();
+    let calls: Vec<Call> = keys.iter().cloned().map(Call::AddKey).collect();
+    let block = build(BloomPolicy::new(10), &calls);
     let reader = FilterBlockReader::new(BloomPolicy::new(10), &block);
     let queries: Vec<Vec<u8>> = keys
         .iter()
