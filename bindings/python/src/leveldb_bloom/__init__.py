@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import io
 import itertools
 import operator
 import threading
@@ -128,35 +129,22 @@ _SIZE_T = next(
     code for code in "LQI" if array.array(code).itemsize == ctypes.sizeof(ctypes.c_size_t)
 )
 
-#: The key types whose ``len`` is their size in bytes.
-_SIZED_BY_LEN = {bytes, bytearray}
-
-_nbytes = operator.attrgetter("nbytes")
+_KEY_TYPES = {bytes, bytearray, memoryview}
 
 
 def _c_keys(keys: Iterable[BytesLike]) -> _Keys:
-    """``keys`` for C, each as ``bytes(key)``, copied into one buffer: for keys all ``bytes``
-    and ``bytearray``, or all memoryviews, by C code, so that a key of any type costs about the
-    same (docs/PYTHON.md); for other lists, key by key."""
+    """``keys`` for C, each as ``bytes(key)``, copied into one buffer by C code, which also
+    gives each key's length: a key of any type costs about the same (docs/PYTHON.md)."""
     if isinstance(keys, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"keys must be an iterable of byte strings, not one {type(keys).__name__}")
-    parts = list(keys)  # a list of our own, which no other thread changes under the checks
-    kinds = set(map(type, parts))
+    parts = list(keys)
+    if not set(map(type, parts)) <= _KEY_TYPES:
+        parts = list(map(_key_bytes, parts))  # TypeError for any other type
     try:
-        if kinds <= _SIZED_BY_LEN:
-            lengths = list(map(len, parts))
-        elif kinds == {memoryview}:
-            lengths = list(map(_nbytes, parts))  # ValueError for a released view
-        else:
-            raise TypeError  # key by key, below
-        buffer = b"".join(parts)  # TypeError for a view that is not contiguous
-    except TypeError:
-        parts = [_key_bytes(key) for key in parts]
-        lengths = list(map(len, parts))
-        buffer = b"".join(parts)
-    if sum(lengths) != len(buffer):
-        # A bytearray resized by another thread in between: C would read past the buffer.
-        raise RuntimeError("the keys' lengths do not add up to their bytes: a key changed size")
+        lengths, buffer = _joined(parts)  # ValueError for a released memoryview
+    except BufferError:
+        # A memoryview that is not contiguous cannot be read in place: its bytes are copied.
+        lengths, buffer = _joined(list(map(_key_bytes, parts)))
     # Each key's address: where the buffer starts, then where each key before it ends.
     starts = itertools.accumulate(lengths, initial=ctypes.cast(buffer, ctypes.c_void_p).value)
     pointers = array.array(_SIZE_T, starts)
@@ -169,8 +157,16 @@ def _c_keys(keys: Iterable[BytesLike]) -> _Keys:
     )
 
 
+def _joined(parts: list[BytesLike]) -> tuple[list[int], bytes]:
+    """The bytes of ``parts`` one after another, and how many each wrote: one C call a key,
+    with no separate call for its length."""
+    written = io.BytesIO()
+    lengths = list(map(written.write, parts))
+    return lengths, written.getvalue()
+
+
 def _key_bytes(key: BytesLike) -> bytes | bytearray:
-    """One key of a list that is not all of one kind, as bytes ``len`` measures."""
+    """One key as ``bytes`` or ``bytearray``, which every buffer reader takes in place."""
     if isinstance(key, (bytes, bytearray)):
         return key
     if isinstance(key, memoryview):
