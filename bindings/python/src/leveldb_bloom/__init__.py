@@ -8,10 +8,10 @@ leveldb 1.23, through leveldb-bloom's C ABI (ctypes: no compiler needed).
     True
 
 Keys and filters are ``bytes``, ``bytearray`` or ``memoryview``; the bytes used are always
-``bytes(obj)``. ``bytes`` are passed to C as they are, and so are writable contiguous buffers
-(a ``bytearray``, a memoryview of one) past 4 KiB; anything smaller, read-only or non-contiguous
-is copied first, which for a key of a few bytes costs less than lending its buffer to C. Any
-other type, ``str`` included, raises TypeError.
+``bytes(obj)``, and any of them costs about the same. A list of keys is copied into one buffer
+for C; a key or filter given alone is passed as it is if it is ``bytes``, or a writable
+contiguous buffer past 4 KiB, and copied otherwise, which for a few bytes costs less than
+lending a buffer to C. Any other type, ``str`` included, raises TypeError.
 
 A policy is immutable, so any number of threads may use one at once (ctypes releases the GIL
 during each C call). ``close()`` (or leaving a ``with`` block, or the object being garbage
