@@ -143,6 +143,10 @@ impl BloomPolicy {
     }
 
     /// [`BloomPolicy::key_may_match`] for many keys against one filter; see [`key_may_match_batch`].
+    ///
+    /// # Panics
+    /// If `results` is not as long as `keys`, as every batch query of this crate.
+    #[track_caller]
     pub fn key_may_match_batch<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
@@ -166,10 +170,21 @@ pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
 /// large filter, their cache misses overlap.
 ///
 /// # Panics
-/// If `results` is not as long as `keys`.
+/// If `results` is not as long as `keys`, as every batch query of this crate.
+#[track_caller]
 pub fn key_may_match_batch<K: AsRef<[u8]>>(keys: &[K], filter: &[u8], results: &mut [bool]) {
-    assert_eq!(keys.len(), results.len(), "one result per key");
+    check_one_result_per_key(keys.len(), results.len());
     bulk::may_match_batch(Isa::best(), keys.iter().map(AsRef::as_ref), filter, results);
+}
+
+/// The panic of every batch query given a results slice of another length than its keys, which
+/// names the caller's line.
+#[track_caller]
+pub(crate) fn check_one_result_per_key(keys: usize, results: usize) {
+    assert!(
+        keys == results,
+        "key_may_match_batch: {keys} keys but {results} results; it needs one result per key"
+    );
 }
 
 /// The kernels this process runs, chosen once at first use: `"avx512"`, `"avx2"` or

@@ -5,16 +5,20 @@
 //! - The committed vectors/filterblock.txt is what tools/gen_filterblock_vectors.cc makes now.
 //! - Real tables: databases written by leveldb (compression off, and snappy), each .ldb file's
 //!   filter block found through its footer and metaindex, equal to the block this library builds
-//!   from the table's user keys and data-block offsets (from its index block); and this library's
-//!   reader answers as leveldb's on that block for present and absent keys.
+//!   from the table's user keys and data-block offsets (from its index block), and to the block
+//!   a policy of ours wrapping the bloom policy as leveldb's InternalFilterPolicy wraps it builds
+//!   from the table's internal keys; and this library's reader answers as leveldb's on that
+//!   block for present and absent keys, through both policies.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
+use leveldb_bloom::{
+    BlockKeys, BloomPolicy, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+};
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::tables::{FilterCall, Table, tables};
+use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
 use leveldb_bloom_test_support::vectors::to_hex;
 use leveldb_bloom_test_support::{trial, trials};
 
@@ -69,14 +73,33 @@ fn committed_filterblock_vectors_regenerate_from_leveldb() {
     );
 }
 
-/// The filter block this library builds for `table`'s keys, as leveldb's TableBuilder calls its
-/// FilterBlockBuilder.
-fn filter_block(policy: BloomPolicy, table: &Table) -> Vec<u8> {
+/// leveldb's InternalFilterPolicy (db/dbformat.cc), written with this library's API: a table's
+/// filters are its user policy's, of the user keys of the table's internal keys.
+struct InternalFilterPolicy<P>(P);
+
+impl<P: FilterPolicy> FilterPolicy for InternalFilterPolicy<P> {
+    fn create_filter(
+        &self,
+        keys: BlockKeys<'_>,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), FilterBlockError> {
+        let user_keys: Vec<&[u8]> = keys.into_iter().map(user_key).collect();
+        self.0.create_filter(BlockKeys::new(&user_keys), dst)
+    }
+
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        self.0.key_may_match(user_key(key), filter)
+    }
+}
+
+/// The filter block `policy` builds for `table`'s keys, each passed through `keys`, as leveldb's
+/// TableBuilder calls its FilterBlockBuilder.
+fn filter_block(policy: impl FilterPolicy, table: &Table, keys: fn(&[u8]) -> &[u8]) -> Vec<u8> {
     let mut builder = FilterBlockBuilder::new(policy);
     for call in table.filter_calls() {
         match call {
             FilterCall::StartBlock(offset) => builder.start_block(offset),
-            FilterCall::AddKey(key) => builder.add_key(key),
+            FilterCall::AddKey(key) => builder.add_key(keys(key)),
         }
         .unwrap();
     }
@@ -104,17 +127,21 @@ fn real_tables_hold_the_blocks_this_library_builds() {
         for (name, bytes) in files {
             let table = Table::read(&bytes);
             let leveldb_block = &table.filter_block;
-            let ours = filter_block(policy, &table);
+            let internal_policy = InternalFilterPolicy(policy);
             assert!(
-                ours == *leveldb_block,
+                filter_block(policy, &table, user_key) == *leveldb_block,
                 "{compression} {name}: filter block differs"
+            );
+            assert!(
+                filter_block(&internal_policy, &table, |key| key) == *leveldb_block,
+                "{compression} {name}: InternalFilterPolicy's filter block differs"
             );
 
             // Present keys at their block, absent keys at every block and past the end.
             let mut queries: Vec<(u64, Vec<u8>)> = Vec::new();
             for (i, block) in table.data_blocks.iter().enumerate() {
-                for key in block.user_keys.iter().step_by(3) {
-                    queries.push((block.offset, key.clone()));
+                for key in block.keys.iter().step_by(3) {
+                    queries.push((block.offset, user_key(key).to_vec()));
                 }
                 for j in 0..20u32 {
                     queries.push((block.offset, format!("absent {i} {j}").into_bytes()));
@@ -156,6 +183,25 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             assert!(
                 batch == theirs,
                 "{compression} {name}: batch answers differ"
+            );
+            // Through the InternalFilterPolicy, each key with a tag of its own (sequence number
+            // and type), as a lookup gives it, and the batch with owned keys.
+            let internal_keys: Vec<Vec<u8>> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, key)| [key, &((i as u64) << 8 | 1).to_le_bytes()[..]].concat())
+                .collect();
+            let reader = FilterBlockReader::new(&internal_policy, leveldb_block);
+            let single: Vec<bool> = offsets
+                .iter()
+                .zip(&internal_keys)
+                .map(|(offset, key)| reader.key_may_match(*offset, key))
+                .collect();
+            let mut internal_batch = vec![false; internal_keys.len()];
+            reader.key_may_match_batch(&offsets, &internal_keys, &mut internal_batch);
+            assert!(
+                single == theirs && internal_batch == theirs,
+                "{compression} {name}: InternalFilterPolicy's answers differ"
             );
             // Some absent keys must be told apart, or the test would pass a reader that always
             // says "may match".

@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, POLICY_NAME};
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::random::random_strings;
-use leveldb_bloom_test_support::tables::{FilterCall, Table, tables};
+use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
 use leveldb_bloom_test_support::vectors::{for_each_record, to_hex};
 use leveldb_bloom_test_support::{trial, trials};
 use rusty_leveldb::compressor::SnappyCompressor;
@@ -253,7 +253,7 @@ fn rusty_leveldb_tables_hold_the_filter_blocks_this_library_builds() {
         for call in table.filter_calls() {
             match call {
                 FilterCall::StartBlock(offset) => builder.start_block(offset),
-                FilterCall::AddKey(key) => builder.add_key(key),
+                FilterCall::AddKey(key) => builder.add_key(user_key(key)),
             }
             .unwrap();
         }

@@ -8,6 +8,7 @@ use std::ffi::{c_char, c_int};
 use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
 use crate::filter_block::{BlockKeys, FilterBlockError, FilterPolicy};
 use crate::no_unwind::single_query;
+use crate::policy::check_one_result_per_key;
 
 impl FilterPolicy for leveldb_filterpolicy_t {
     /// The bloom policy's filter, or what a custom policy's `create_filter` callback returns,
@@ -79,6 +80,7 @@ impl FilterPolicy for leveldb_filterpolicy_t {
                 FilterPolicy::key_may_match_batch(bloom, keys, filter, results);
             }
             PolicyKind::Custom(_) => {
+                check_one_result_per_key(keys.len(), results.len());
                 for (key, result) in keys.iter().zip(results) {
                     *result = self.key_may_match(key, filter);
                 }

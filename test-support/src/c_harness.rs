@@ -10,8 +10,8 @@ use crate::paths::{lib_dir, root};
 use crate::{isa, trials};
 
 /// What the static library needs from the system (Rust's standard library, mostly): the list
-/// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
-/// pkg-config file and the README use the same list.
+/// `--print native-static-libs` gives less `-lgcc_s`, pinned by `native_static_libs_are_pinned`.
+/// CMake, the pkg-config file and the README use the same list.
 pub const NATIVE_STATIC_LIBS: &str = include_str!("../../cmake/native-static-libs.txt");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

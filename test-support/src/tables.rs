@@ -43,12 +43,17 @@ pub struct Table {
 /// A data block of a table.
 pub struct DataBlock {
     pub offset: u64,
-    /// Its keys less their 8-byte sequence and type, as leveldb's InternalFilterPolicy passes
-    /// them to the filter policy.
-    pub user_keys: Vec<Vec<u8>>,
+    /// Its internal keys: user keys followed by their 8-byte sequence number and type.
+    pub keys: Vec<Vec<u8>>,
 }
 
-/// A call of leveldb's TableBuilder to its FilterBlockBuilder.
+/// An internal key's user key, as leveldb's InternalFilterPolicy passes it to the filter policy:
+/// the key less its 8-byte sequence number and type.
+pub fn user_key(internal_key: &[u8]) -> &[u8] {
+    &internal_key[..internal_key.len() - 8]
+}
+
+/// A call of leveldb's TableBuilder to its FilterBlockBuilder, with an internal key.
 pub enum FilterCall<'a> {
     StartBlock(u64),
     AddKey(&'a [u8]),
@@ -73,9 +78,9 @@ impl Table {
             .iter()
             .map(|&handle| DataBlock {
                 offset: handle.offset,
-                user_keys: layout::entries(&layout::block(bytes, handle))
+                keys: layout::entries(&layout::block(bytes, handle))
                     .into_iter()
-                    .map(|(key, _)| key[..key.len() - 8].to_vec())
+                    .map(|(key, _)| key)
                     .collect(),
             })
             .collect();
@@ -94,7 +99,7 @@ impl Table {
             .flat_map(|block| {
                 std::iter::once(FilterCall::StartBlock(block.offset)).chain(
                     block
-                        .user_keys
+                        .keys
                         .iter()
                         .map(|key| FilterCall::AddKey(key.as_slice())),
                 )

@@ -26,26 +26,32 @@ pub fn run_with_errors(cmd: &mut Command) -> (String, String) {
     (stdout, stderr)
 }
 
-/// Configures and builds this project in `build` (removed first, so every run starts fresh)
-/// with `options`, in Release. cargo's target folder is shared by every such build and kept
-/// between runs, so only the first build compiles the crate.
-pub fn cmake_build(build: &Path, options: &[&str]) {
-    let _ = std::fs::remove_dir_all(build);
+/// The options giving CMake the cargo that runs these tests and one cargo target folder for every
+/// CMake build of them, kept between runs, so that only the first build compiles the crate.
+pub fn cargo_options() -> [String; 2] {
     let cargo: PathBuf = std::env::var_os("CARGO")
         .unwrap_or_else(|| "cargo".into())
         .into();
-    let cargo_target = cargo_target_dir();
+    [
+        format!("-DCARGO_EXECUTABLE={}", cargo.display()),
+        format!(
+            "-DLEVELDB_BLOOM_CARGO_TARGET_DIR={}",
+            cargo_target_dir().display()
+        ),
+    ]
+}
+
+/// Configures and builds this project in `build` (removed first, so every run starts fresh)
+/// with `options`, in Release, with [`cargo_options`].
+pub fn cmake_build(build: &Path, options: &[&str]) {
+    let _ = std::fs::remove_dir_all(build);
     run(Command::new("cmake")
         .arg("-S")
         .arg(root())
         .arg("-B")
         .arg(build)
         .arg("-DCMAKE_BUILD_TYPE=Release")
-        .arg(format!("-DCARGO_EXECUTABLE={}", cargo.display()))
-        .arg(format!(
-            "-DLEVELDB_BLOOM_CARGO_TARGET_DIR={}",
-            cargo_target.display()
-        ))
+        .args(cargo_options())
         .args(options));
     run(Command::new("cmake")
         .arg("--build")
