@@ -15,7 +15,10 @@ use crate::policy::BloomPolicy;
 pub enum FilterBlockError {
     /// [`FilterBlockBuilder::start_block`] with an offset in an earlier 2 KB range than the
     /// previous call's (leveldb asserts).
-    OffsetBackwards { block_offset: u64 },
+    OffsetBackwards {
+        /// The offset refused.
+        block_offset: u64,
+    },
     /// Memory ran out.
     OutOfMemory,
     /// More keys for one filter than a C `int` counts (leveldb passes the count as one).
@@ -55,11 +58,13 @@ pub struct BlockKeys<'a> {
 }
 
 impl<'a> BlockKeys<'a> {
+    /// How many keys there are.
     #[must_use]
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
+    /// Whether there is no key.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()

@@ -14,9 +14,12 @@ use crate::{isa, trials};
 /// pkg-config file and the README use the same list.
 pub const NATIVE_STATIC_LIBS: &str = include_str!("../../cmake/native-static-libs.txt");
 
+/// How a test program is linked to the library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Link {
+    /// With libleveldb_bloom.a and the system libraries it needs.
     Static,
+    /// With libleveldb_bloom.so, found through the program's rpath.
     Shared,
 }
 
@@ -24,6 +27,7 @@ pub enum Link {
 pub struct Program {
     /// Relative to the repository.
     pub source: &'static str,
+    /// Its command line's arguments.
     pub args: Vec<String>,
     /// Linked after the library, e.g. `-lleveldb`.
     pub libs: &'static [&'static str],

@@ -19,6 +19,7 @@ pub enum Tool {
     Asan,
     /// gcc's ThreadSanitizer runtime.
     Tsan,
+    /// valgrind, for memcheck.
     Valgrind,
     /// Debian's python3-plyvel, for Debian's python3 (/usr/bin), which it is installed for.
     Plyvel,
@@ -38,6 +39,7 @@ impl Tool {
         FOUND[self as usize].get_or_init(|| self.probe()).as_deref()
     }
 
+    /// Whether this machine has the tool.
     pub fn is_present(self) -> bool {
         self.missing().is_none()
     }
