@@ -12,10 +12,12 @@ mod cmake_support;
 use std::path::Path;
 use std::process::Command;
 
-use cmake_support::{cmake_build, dynamic_section, run};
+use cmake_support::{cmake_build, dynamic_section};
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::Tool;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![trial!(
@@ -75,15 +77,11 @@ fn expected_ctest_names() -> Vec<String> {
 }
 
 fn configure_build_ctest_install_and_consume() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-flow");
+    let work = tmp_dir!().trial();
     let build = work.join("build");
-    let prefix = work.join("prefix");
-    let consumer = work.join("consumer");
     // Fresh every run.
-    for dir in [&prefix, &consumer] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    std::fs::create_dir_all(&consumer).expect("consumer folder");
+    let prefix = fresh(work.join("prefix"));
+    let consumer = fresh(work.join("consumer"));
 
     // This project: configure, build, test; the README's main job, the C quickstart, too.
     cmake_build(&build, &[]);

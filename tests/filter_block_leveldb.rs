@@ -8,13 +8,15 @@
 //!   from the table's user keys and data-block offsets (from its index block); and this library's
 //!   reader answers as leveldb's on that block for present and absent keys.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{FILTER_META_KEY, tables};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -36,32 +38,22 @@ fn build_tool(name: &str) -> PathBuf {
     let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
         .map(PathBuf::from)
         .expect("LEVELDB_BLOOM_LEVELDB_SRC: a leveldb source tree");
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let status = Command::new("c++")
+    let exe = claim(tmp_dir!().trial().join(name));
+    run(Command::new("c++")
         .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
         .arg(format!("-I{}", src.display()))
         .arg(format!("-I{}", src.join("include").display()))
         .arg(root().join("tools").join(format!("{name}.cc")))
         .arg("-o")
         .arg(&exe)
-        .args(["-l:libleveldb.a", "-lsnappy", "-pthread"])
-        .status()
-        .expect("c++ starts");
-    assert!(status.success(), "tools/{name}.cc does not compile");
+        .args(["-l:libleveldb.a", "-lsnappy", "-pthread"]));
     exe
 }
 
 fn committed_filterblock_vectors_regenerate_from_leveldb() {
     let generator = build_tool("gen_filterblock_vectors");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-filterblock-vectors");
-    std::fs::create_dir_all(&dir).unwrap();
-    assert!(
-        Command::new(&generator)
-            .arg(&dir)
-            .status()
-            .unwrap()
-            .success()
-    );
+    let dir = tmp_dir!().trial();
+    run(Command::new(&generator).arg(&dir));
     let committed = std::fs::read(root().join("vectors/filterblock.txt")).unwrap();
     let regenerated = std::fs::read(dir.join("filterblock.txt")).unwrap();
     assert!(
@@ -182,19 +174,15 @@ fn hex(bytes: &[u8]) -> String {
 
 fn real_tables_hold_the_blocks_this_library_builds() {
     let helper = build_tool("leveldb_tables");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-block-tables");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh(tmp_dir!().trial().join("tables"));
     let mut checked_tables = 0;
     for (compression, bits_per_key, seed) in [("none", 10, 1), ("snappy", 10, 2), ("none", 3, 3)] {
         let db = work.join(format!("{compression}-{bits_per_key}"));
-        let status = Command::new(&helper)
-            .arg("write")
-            .arg(&db)
-            .args([compression, &bits_per_key.to_string(), &seed.to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success(), "leveldb_tables write failed");
+        run(Command::new(&helper).arg("write").arg(&db).args([
+            compression,
+            &bits_per_key.to_string(),
+            &seed.to_string(),
+        ]));
         let policy = BloomPolicy::new(bits_per_key);
         let files = tables(&db);
         assert!(files.len() >= 2, "{compression}: {} tables", files.len());
@@ -238,14 +226,15 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             std::fs::write(&query_file, lines).unwrap();
             let block_file = work.join("block.bin");
             std::fs::write(&block_file, &leveldb_block).unwrap();
-            let output = Command::new(&helper)
+            // Its answers are thousands of characters: kept out of the test's output.
+            let mut answer = Command::new(&helper);
+            answer
                 .arg("answer")
                 .arg(&block_file)
                 .arg(&query_file)
-                .arg(bits_per_key.to_string())
-                .output()
-                .unwrap();
-            assert!(output.status.success(), "leveldb_tables answer failed");
+                .arg(bits_per_key.to_string());
+            let output = answer.output().expect("leveldb_tables starts");
+            process::check(&answer, &output);
             let theirs: Vec<bool> = String::from_utf8(output.stdout)
                 .unwrap()
                 .trim()

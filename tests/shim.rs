@@ -25,10 +25,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
-use cmake_support::{cmake_build, run};
+use cmake_support::cmake_build;
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -88,8 +90,9 @@ const STOCK_POLICY_CLASS: &str = "leveldb::(anonymous namespace)::BloomFilterPol
 /// How the dynamic linker's report names Debian's libleveldb (the end of its path).
 const SYSTEM_LIBLEVELDB: &str = "libleveldb.so.1d";
 
+/// What the tests share, each built once: the shim's builds and the test program's.
 fn work() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("shim-flow")
+    tmp_dir!().program()
 }
 
 /// The shim's CMake builds (-DLEVELDB_BLOOM_SHIM=ON).
@@ -120,7 +123,7 @@ impl Shim {
                     &["-DLEVELDB_BLOOM_SHIM_TEST_NO_MATCH"][..],
                 ),
             };
-            let build = work().join(folder);
+            let build = claim(work().join(folder));
             cmake_build(
                 &build,
                 &[
@@ -178,10 +181,12 @@ fn program(build: Build) -> PathBuf {
     if let Some(path) = programs.get(&build) {
         return path.clone();
     }
-    let out = work().join(
-        format!("shim_db-{build:?}")
-            .replace('(', "-")
-            .replace(')', ""),
+    let out = claim(
+        work().join(
+            format!("shim_db-{build:?}")
+                .replace('(', "-")
+                .replace(')', ""),
+        ),
     );
     let mut cmd = Command::new("c++");
     cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
@@ -203,7 +208,7 @@ fn program(build: Build) -> PathBuf {
                 .arg(library_path("libleveldb.a"));
         }
         Build::WithoutBloomCc => {
-            let archive = work().join("libleveldb_without_bloom.a");
+            let archive = claim(work().join("libleveldb_without_bloom.a"));
             std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
             run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
             cmd.arg(&archive).arg(Shim::Plain.archive());
@@ -349,12 +354,9 @@ fn run_program(build: Build, args: &[&Path], env: Env) -> String {
     ran.loader
 }
 
-/// A fresh folder for one test's databases.
+/// A fresh folder for one test's databases, in its trial's folder.
 fn dbs(test: &str) -> PathBuf {
-    let dir = work().join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("test folder");
-    dir
+    fresh(tmp_dir!().trial().join(test))
 }
 
 /// Writes a database with `api` ("cxx" or "c") and requires that NewBloomFilterPolicy was the
@@ -486,14 +488,15 @@ fn shim_defines_no_exception_type_information() {
 }
 
 fn an_unused_shim_archive_adds_nothing() {
-    let object = work().join("no_filter.o");
+    let dir = tmp_dir!().trial();
+    let object = dir.join("no_filter.o");
     run(Command::new("c++")
         .args(["-std=c++17", "-O2", "-c"])
         .arg(root().join("shim/tests/no_filter.cc"))
         .arg("-o")
         .arg(&object));
     let link = |name: &str, archive: Option<PathBuf>| {
-        let out = work().join(name);
+        let out = dir.join(name);
         run(Command::new("c++")
             .arg(&object)
             .arg("-o")

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::scratch;
 use crate::tools::Tool;
 
 /// Whether a test's output is kept until it ends (no --nocapture).
@@ -55,6 +56,7 @@ macro_rules! trial {
 /// `test` under `name`: ignored when a tool of `tools` is missing, failed when a missing one is
 /// required, run otherwise.
 pub fn trial(name: &str, tools: &'static [Tool], test: fn()) -> Trial {
+    let trial_name = name.to_owned();
     Trial::ignorable_test(name, move || {
         let missing: Vec<Tool> = tools.iter().copied().filter(|t| !t.is_present()).collect();
         let why = |tool: &Tool| tool.missing().unwrap_or_default();
@@ -70,7 +72,7 @@ pub fn trial(name: &str, tools: &'static [Tool], test: fn()) -> Trial {
             let reasons: Vec<&str> = missing.iter().map(why).collect();
             return Ok(Completion::ignored_with(reasons.join("; ")));
         }
-        run_kept(test).map(|()| Completion::Completed)
+        scratch::as_trial(&trial_name, || run_kept(test)).map(|()| Completion::Completed)
     })
 }
 

@@ -6,35 +6,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::trials;
-
-/// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
-pub fn run(cmd: &mut Command) -> String {
-    run_with_errors(cmd).0
-}
-
-/// [`run`], returning the standard error too.
-pub fn run_with_errors(cmd: &mut Command) -> (String, String) {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    trials::print(&stdout);
-    trials::eprint(&stderr);
-    assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
-    (stdout, stderr)
-}
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::tmp_dir;
 
 /// Configures and builds this project in `build` (removed first, so every run starts fresh)
-/// with `options`, in Release. cargo's target folder is shared by every such build and kept
-/// between runs, so only the first build compiles the crate.
+/// with `options`, in Release. cargo's target folder is shared by every such build, in every
+/// test program, and kept between runs, so only the first build compiles the crate; cargo locks
+/// it while it builds there.
 pub fn cmake_build(build: &Path, options: &[&str]) {
     let _ = std::fs::remove_dir_all(build);
     let cargo: PathBuf = std::env::var_os("CARGO")
         .unwrap_or_else(|| "cargo".into())
         .into();
-    let cargo_target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-cargo");
+    let cargo_target = tmp_dir!().cargo_target("cmake-cargo");
     run(Command::new("cmake")
         .arg("-S")
         .arg(root())
