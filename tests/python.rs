@@ -6,7 +6,7 @@ use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::process::Command;
 
 use leveldb_bloom_test_support::paths::{lib_dir, root};
-use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
+use leveldb_bloom_test_support::{isa, process, trial, trials};
 
 fn main() {
     trials::run(vec![trial!(python_binding, Pytest)]);
@@ -28,13 +28,9 @@ fn python_binding() {
         let output = process::output(
             Command::new("python3")
                 // No .pytest_cache or __pycache__ left in the source tree.
+                // Its tests' tmp_path stays pytest's own: a numbered folder per session, made
+                // and pruned under a lock, outside any checkout as test_library.py needs.
                 .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
-                // The tests' tmp_path under this trial's folder, not in /tmp/pytest-of-USER,
-                // which every pytest run on the machine shares and prunes.
-                .arg(format!(
-                    "--basetemp={}",
-                    tmp_dir!().trial().join(format!("pytest-{path}")).display()
-                ))
                 .arg(&package)
                 .env("LEVELDB_BLOOM_LIBRARY", &library)
                 .env(
