@@ -127,7 +127,13 @@ typedef struct leveldb_filterpolicy_t leveldb_filterpolicy_t;
  size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
  */
 typedef struct {
+  /*
+   The key's first byte; NULL is allowed with `size` 0.
+   */
   const char *data;
+  /*
+   The key's length in bytes.
+   */
   size_t size;
 } leveldb_bloom_slice_t;
 

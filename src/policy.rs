@@ -35,6 +35,7 @@ impl BloomPolicy {
         }
     }
 
+    /// The bits per key it was made with.
     #[must_use]
     pub fn bits_per_key(&self) -> u32 {
         self.bits_per_key
@@ -46,6 +47,7 @@ impl BloomPolicy {
         self.num_probes
     }
 
+    /// The name leveldb records with the filters ([`POLICY_NAME`](crate::POLICY_NAME)).
     #[must_use]
     pub fn name(&self) -> &'static str {
         POLICY_NAME

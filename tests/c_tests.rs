@@ -1,18 +1,18 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
 //! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
-//! 0 failed" line and the path it was given.
+//! 0 failed" line and the path it was given. Each trial builds in its own folder.
 
-use std::path::Path;
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, build, command, program, programs, run, run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, build, build_each, command, program, programs, run, run_on,
 };
-use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::scratch::fresh;
+use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -50,9 +50,8 @@ fn build_and_run_both(source: &str) {
         .filter(|program| program.source == source)
         .collect();
     assert!(!runs.is_empty(), "{source} is not in the program list");
-    for program in runs {
-        for link in [Link::Static, Link::Shared] {
-            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
+    for link in [Link::Static, Link::Shared] {
+        for (program, exe) in build_each(runs.clone(), link, &[], &tmp_dir!().trial()) {
             for path in isa::up_to(leveldb_bloom::isa()) {
                 run_on(path, command(&program, &exe));
             }
@@ -107,7 +106,7 @@ fn one_file_includes_leveldb_c_h_and_our_header() {
 /// The header compiles on its own as C89 and later C, and as C++98 and later, with every warning
 /// an error.
 fn header_compiles_as_c_and_cpp() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp_dir!().trial();
     for (compiler, std, file) in [
         ("cc", "-std=c89", "header_only.c"),
         ("cc", "-std=c11", "header_only.c"),
@@ -120,22 +119,22 @@ fn header_compiles_as_c_and_cpp() {
             "#include \"leveldb_bloom.h\"\n#include \"leveldb_bloom.h\"\n",
         )
         .unwrap();
-        let status = Command::new(compiler)
-            .args([
-                std,
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-pedantic",
-                "-fsyntax-only",
-            ])
-            .arg(format!("-I{}", root().join("include").display()))
-            .arg(&source)
-            .status()
-            .expect("compiler starts");
+        let mut cmd = Command::new(compiler);
+        cmd.args([
+            std,
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-fsyntax-only",
+        ])
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(&source);
+        let output = process::output(&mut cmd);
         assert!(
-            status.success(),
-            "{compiler} {std} rejects include/leveldb_bloom.h"
+            output.status.success(),
+            "{compiler} {std} rejects include/leveldb_bloom.h: {}",
+            output.status
         );
     }
 }
@@ -144,30 +143,22 @@ fn header_compiles_as_c_and_cpp() {
 fn readme_c_examples_compile_and_run() {
     let blocks = code_blocks("c");
     assert!(!blocks.is_empty(), "the README has no C example");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp_dir!().trial();
     for (i, block) in blocks.iter().enumerate() {
         let source = dir.join(format!("readme_example_{i}.c"));
         std::fs::write(&source, block).unwrap();
         let exe = dir.join(format!("readme_example_{i}"));
-        let status = Command::new("cc")
-            .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
-            .arg(format!("-I{}", root().join("include").display()))
-            .arg(&source)
-            .arg(lib_dir().join("libleveldb_bloom.a"))
-            .args(NATIVE_STATIC_LIBS.split_whitespace())
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .expect("cc starts");
-        assert!(status.success(), "README C example {i} does not compile");
-        let output = Command::new(&exe)
-            .env_remove("LD_LIBRARY_PATH")
-            .output()
-            .expect("example runs");
-        assert!(
-            output.status.success(),
-            "README C example {i} fails: {output:?}"
+        process::run(
+            Command::new("cc")
+                .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+                .arg(format!("-I{}", root().join("include").display()))
+                .arg(&source)
+                .arg(lib_dir().join("libleveldb_bloom.a"))
+                .args(NATIVE_STATIC_LIBS.split_whitespace())
+                .arg("-o")
+                .arg(&exe),
         );
+        process::run(Command::new(&exe).env_remove("LD_LIBRARY_PATH"));
     }
 }
 
@@ -190,8 +181,7 @@ fn readme_link_line_from_the_build_tree() {
         .next()
         .expect("the README has a C example");
 
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-link-line");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh(tmp_dir!().trial().join("readme-link-line"));
     let release = dir.join("target/release");
     std::fs::create_dir_all(&release).unwrap();
     std::os::unix::fs::symlink(root().join("include"), dir.join("include")).unwrap();
@@ -201,28 +191,23 @@ fn readme_link_line_from_the_build_tree() {
     std::fs::write(dir.join("app.c"), example).unwrap();
 
     let sh = |script: &str| {
-        Command::new("sh")
-            .arg("-ec")
-            .arg(script)
-            .current_dir(&dir)
-            .env_remove("LD_LIBRARY_PATH")
-            .output()
-            .expect("sh starts")
+        process::run(
+            Command::new("sh")
+                .arg("-ec")
+                .arg(script)
+                .current_dir(&dir)
+                .env_remove("LD_LIBRARY_PATH"),
+        )
     };
-    let output = sh(&script.join("\n"));
-    assert!(
-        output.status.success(),
-        "the README's link line fails: {output:?}"
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = sh(&script.join("\n"));
     assert!(stdout.contains("banana may match: 1"), "{stdout}");
-    let dynamic = Command::new("readelf")
-        .args(["-d", "app"])
-        .current_dir(&dir)
-        .output()
-        .expect("readelf starts");
+    let dynamic = process::run(
+        Command::new("readelf")
+            .args(["-d", "app"])
+            .current_dir(&dir),
+    );
     assert!(
-        String::from_utf8_lossy(&dynamic.stdout).contains("[libleveldb_bloom.so]"),
+        dynamic.contains("[libleveldb_bloom.so]"),
         "the program must load libleveldb_bloom.so"
     );
 
@@ -233,14 +218,9 @@ fn readme_link_line_from_the_build_tree() {
     let fully_static = static_line
         .replacen("cc ", "cc -static ", 1)
         .replace("-o app-static", "-o app-fully-static");
-    let output = sh(&format!(
+    let stdout = sh(&format!(
         "{fully_static}\n./app-fully-static\nreadelf -d app-fully-static"
     ));
-    assert!(
-        output.status.success(),
-        "`{fully_static}` fails: {output:?}"
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("banana may match: 1") && stdout.contains("There is no dynamic section"),
         "`{fully_static}`: {stdout}"
@@ -249,17 +229,9 @@ fn readme_link_line_from_the_build_tree() {
 
 /// The committed vectors are exactly what leveldb produces through tools/gen_vectors.cc now.
 fn committed_vectors_regenerate_from_leveldb() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-vectors");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tmp_dir!().trial();
     let generator = build_tool("gen_vectors", &[], &["-lleveldb"], &dir);
-    assert!(
-        Command::new(&generator)
-            .arg(&dir)
-            .status()
-            .unwrap()
-            .success(),
-        "gen_vectors failed"
-    );
+    process::run(Command::new(&generator).arg(&dir));
     for file in ["build.txt", "match.txt"] {
         let committed = std::fs::read(root().join("vectors").join(file)).unwrap();
         let regenerated = std::fs::read(dir.join(file)).unwrap();
@@ -283,21 +255,31 @@ fn filter_block_benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb_filterblock.cc");
 }
 
-/// The benchmark's --isa=all: it runs each path this CPU has in turn, slowest first.
+/// The benchmark's --isa=all: it runs each path this CPU has in turn, slowest first, each in a
+/// process of its own started from its argv[0]; where that names no program, it says so.
 fn benchmark_runs_every_path_in_turn() {
     let mut program = program("benches/vs_leveldb.cc", FULL);
     program.args.push("--isa=all".into());
-    let exe = build(
-        &program,
-        Link::Static,
-        &[],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-    );
+    let exe = build(&program, Link::Static, &[], &tmp_dir!().trial());
     let stdout = run(command(&program, &exe));
     let reported = isa::reported(&stdout);
     let mut paths = reported.clone();
     paths.dedup();
     assert_eq!(paths, isa::up_to(leveldb_bloom::isa()), "{reported:?}");
+
+    let missing = exe.with_file_name("no-such-program");
+    let mut cmd = command(&program, &exe);
+    cmd.arg0(&missing);
+    let output = process::output(&mut cmd);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{}", output.status);
+    assert!(
+        stderr.contains(&format!(
+            "cannot run {}: No such file or directory",
+            missing.display()
+        )),
+        "{stderr}"
+    );
 }
 
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
@@ -314,22 +296,20 @@ fn single_query_ab_tool_checks_pass() {
 /// its own: the test's own target folder is locked.
 fn native_static_libs_are_pinned() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args([
-            "rustc",
-            "--locked",
-            "--lib",
-            "--crate-type",
-            "staticlib",
-            "--target-dir",
-        ])
-        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("native-static-libs"))
-        .args(["--", "--print", "native-static-libs"])
-        .current_dir(root())
-        .output()
-        .expect("cargo starts");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "cargo rustc failed:\n{stderr}");
+    let (_, stderr) = process::run_with_errors(
+        Command::new(cargo)
+            .args([
+                "rustc",
+                "--locked",
+                "--lib",
+                "--crate-type",
+                "staticlib",
+                "--target-dir",
+            ])
+            .arg(tmp_dir!().trial().join("cargo"))
+            .args(["--", "--print", "native-static-libs"])
+            .current_dir(root()),
+    );
     let printed = stderr
         .lines()
         .find_map(|line| line.strip_prefix("note: native-static-libs: "))

@@ -16,10 +16,12 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
-use cmake_support::{cargo_options, cmake_build, dynamic_section, run};
+use cmake_support::{cargo_options, cmake_build, dynamic_section};
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::Tool;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -65,8 +67,7 @@ fn run_fully_static_consumer(program: &Path) {
 /// Writes a C project named `name` in `dir`, made afresh: CMake's first two lines, then `body`,
 /// where `MAIN_C` stands for the consumer example's program.
 fn write_c_project(dir: &Path, name: &str, body: &str) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).expect("project folder");
+    let dir = fresh(dir.to_path_buf());
     let main_c = root().join("examples/cmake-consumer/main.c");
     let main_c = format!("\"{}\"", main_c.display());
     std::fs::write(
@@ -121,15 +122,11 @@ fn expected_ctest_names() -> Vec<String> {
 }
 
 fn configure_build_ctest_install_and_consume() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-flow");
+    let work = tmp_dir!().trial();
     let build = work.join("build");
-    let prefix = work.join("prefix");
-    let consumer = work.join("consumer");
     // Fresh every run.
-    for dir in [&prefix, &consumer] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    std::fs::create_dir_all(&consumer).expect("consumer folder");
+    let prefix = fresh(work.join("prefix"));
+    let consumer = fresh(work.join("consumer"));
 
     // This project: configure, build, test; the README's main job, the C quickstart, too.
     cmake_build(&build, &[]);
@@ -301,9 +298,7 @@ fn configure_build_ctest_install_and_consume() {
     run(&mut configure(&accepted, &build));
     run(Command::new("cmake").arg("--build").arg(&build));
     run_fully_static_consumer(&build.join("consumer_fully_static"));
-    let refusal = configure(&refused, &consumer.join("refused-build"))
-        .output()
-        .expect("cmake starts");
+    let refusal = process::output(&mut configure(&refused, &consumer.join("refused-build")));
     let stderr = String::from_utf8_lossy(&refusal.stderr);
     assert!(
         !refusal.status.success()
@@ -316,8 +311,7 @@ fn configure_build_ctest_install_and_consume() {
 /// A folder of links to every program on `PATH` but the C++ compilers (every name with `++`:
 /// c++, g++, g++-12, x86_64-linux-gnu-g++, clang++...), for a `PATH` of its own.
 fn path_without_cpp_compilers(dir: &Path) -> std::ffi::OsString {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).expect("folder for PATH");
+    let dir = fresh(dir.to_path_buf());
     let path = std::env::var_os("PATH").expect("PATH");
     for folder in std::env::split_paths(&path) {
         let Ok(entries) = std::fs::read_dir(&folder) else {
@@ -339,13 +333,13 @@ fn path_without_cpp_compilers(dir: &Path) -> std::ffi::OsString {
 /// and a C-only project adding this one with add_subdirectory there: CMake must not look for
 /// one. cargo and its target folder are the other CMake tests', so the crate is built once.
 fn main_job_and_add_subdirectory_need_no_cpp_compiler() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-no-cpp");
+    let work = tmp_dir!().trial();
     let path = path_without_cpp_compilers(&work.join("bin"));
-    let found = Command::new("sh")
-        .args(["-c", "command -v c++ g++ clang++"])
-        .env("PATH", &path)
-        .output()
-        .expect("sh starts");
+    let found = process::output(
+        Command::new("sh")
+            .args(["-c", "command -v c++ g++ clang++"])
+            .env("PATH", &path),
+    );
     assert!(
         found.stdout.is_empty(),
         "a C++ compiler is still on PATH: {found:?}"

@@ -10,7 +10,7 @@
 //!   from the table's internal keys; and this library's reader answers as leveldb's on that
 //!   block for present and absent keys, through both policies.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use leveldb_bloom::{
@@ -18,9 +18,11 @@ use leveldb_bloom::{
 };
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
 use leveldb_bloom_test_support::vectors::to_hex;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -50,21 +52,14 @@ fn build_leveldb_tool(name: &str) -> PathBuf {
         name,
         &includes,
         &["-l:libleveldb.a", "-lsnappy", "-pthread"],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &tmp_dir!().trial(),
     )
 }
 
 fn committed_filterblock_vectors_regenerate_from_leveldb() {
     let generator = build_leveldb_tool("gen_filterblock_vectors");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-filterblock-vectors");
-    std::fs::create_dir_all(&dir).unwrap();
-    assert!(
-        Command::new(&generator)
-            .arg(&dir)
-            .status()
-            .unwrap()
-            .success()
-    );
+    let dir = tmp_dir!().trial();
+    run(Command::new(&generator).arg(&dir));
     let committed = std::fs::read(root().join("vectors/filterblock.txt")).unwrap();
     let regenerated = std::fs::read(dir.join("filterblock.txt")).unwrap();
     assert!(
@@ -108,19 +103,15 @@ fn filter_block(policy: impl FilterPolicy, table: &Table, keys: fn(&[u8]) -> &[u
 
 fn real_tables_hold_the_blocks_this_library_builds() {
     let helper = build_leveldb_tool("leveldb_tables");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-block-tables");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let work = fresh(tmp_dir!().trial().join("tables"));
     let mut checked_tables = 0;
     for (compression, bits_per_key, seed) in [("none", 10, 1), ("snappy", 10, 2), ("none", 3, 3)] {
         let db = work.join(format!("{compression}-{bits_per_key}"));
-        let status = Command::new(&helper)
-            .arg("write")
-            .arg(&db)
-            .args([compression, &bits_per_key.to_string(), &seed.to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success(), "leveldb_tables write failed");
+        run(Command::new(&helper).arg("write").arg(&db).args([
+            compression,
+            &bits_per_key.to_string(),
+            &seed.to_string(),
+        ]));
         let policy = BloomPolicy::new(bits_per_key);
         let files = tables(&db);
         assert!(files.len() >= 2, "{compression}: {} tables", files.len());
@@ -156,14 +147,15 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             std::fs::write(&query_file, lines).unwrap();
             let block_file = work.join("block.bin");
             std::fs::write(&block_file, leveldb_block).unwrap();
-            let output = Command::new(&helper)
+            // Its answers are thousands of characters: kept out of the test's output.
+            let mut answer = Command::new(&helper);
+            answer
                 .arg("answer")
                 .arg(&block_file)
                 .arg(&query_file)
-                .arg(bits_per_key.to_string())
-                .output()
-                .unwrap();
-            assert!(output.status.success(), "leveldb_tables answer failed");
+                .arg(bits_per_key.to_string());
+            let output = answer.output().expect("leveldb_tables starts");
+            process::check(&answer, &output);
             let theirs: Vec<bool> = String::from_utf8(output.stdout)
                 .unwrap()
                 .trim()

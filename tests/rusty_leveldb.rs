@@ -30,10 +30,12 @@ use std::sync::OnceLock;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, POLICY_NAME};
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
+use leveldb_bloom_test_support::process;
 use leveldb_bloom_test_support::random::random_strings;
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
 use leveldb_bloom_test_support::vectors::{for_each_record, to_hex};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 use rusty_leveldb::compressor::SnappyCompressor;
 use rusty_leveldb::{CompressorId, DB, FilterPolicy, Options};
 
@@ -50,16 +52,9 @@ fn main() {
 /// Keys in the databases: enough for tables at several levels with the small sizes below.
 const KEYS: usize = 24_000;
 
-fn work() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("rusty-leveldb")
-}
-
-/// A path under [`work`] where nothing is.
-fn fresh(name: &str) -> PathBuf {
-    let dir = work().join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(work()).expect("test folder");
-    dir
+/// An empty folder `name` in the running trial's folder, for a database.
+fn db_dir(name: &str) -> PathBuf {
+    fresh(tmp_dir!().trial().join(name))
 }
 
 /// The databases' keys (16 to 24 random bytes) and values (0 to 100).
@@ -154,7 +149,7 @@ fn rusty_write(dir: &Path, policy: impl FilterPolicy + 'static) {
 fn rusty_database() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let dir = fresh("written-by-rusty-leveldb");
+        let dir = claim(fresh(tmp_dir!().program().join("written-by-rusty-leveldb")));
         rusty_write(&dir, BloomPolicy::new(10));
         dir
     })
@@ -162,8 +157,7 @@ fn rusty_database() -> &'static Path {
 
 /// A copy of the database in `db`, for a reader that may change it (by compacting).
 fn copy(db: &Path, name: &str) -> PathBuf {
-    let dir = fresh(name);
-    std::fs::create_dir(&dir).unwrap();
+    let dir = db_dir(name);
     for entry in std::fs::read_dir(db).unwrap() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
@@ -174,15 +168,12 @@ fn copy(db: &Path, name: &str) -> PathBuf {
 /// tools/leveldb_db.cc, built against the system leveldb once.
 fn leveldb_db() -> &'static Path {
     static TOOL: OnceLock<PathBuf> = OnceLock::new();
-    TOOL.get_or_init(|| {
-        let _ = fresh("leveldb_db");
-        build_tool("leveldb_db", &[], &["-lleveldb"], &work())
-    })
+    TOOL.get_or_init(|| build_tool("leveldb_db", &[], &["-lleveldb"], &tmp_dir!().program()))
 }
 
-/// Writes the pairs `HEX_KEY HEX_VALUE` that tools/leveldb_db.cc reads.
+/// Writes the pairs `HEX_KEY HEX_VALUE` that tools/leveldb_db.cc reads, in the trial's folder.
 fn key_file(name: &str, pairs: &[(&[u8], &[u8])]) -> PathBuf {
-    let path = work().join(name);
+    let path = tmp_dir!().trial().join(name);
     let lines: String = pairs
         .iter()
         .map(|(key, value)| format!("{} {}\n", to_hex(key), to_hex(value)))
@@ -197,15 +188,14 @@ fn cxx_read(db: &Path) -> (String, String, Vec<usize>) {
     let absent = absent_keys();
     let mut queries: Vec<(&[u8], &[u8])> = pairs().iter().map(|(k, v)| (&k[..], &v[..])).collect();
     queries.extend(absent.iter().map(|key| (&key[..], &[][..])));
-    let file = key_file(&format!("{}.keys", db.display()), &queries);
-    let output = Command::new(leveldb_db())
-        .arg("read")
-        .arg(db)
-        .arg(file)
-        .output()
-        .unwrap();
+    let name = db.file_name().expect("a database folder").to_string_lossy();
+    let file = key_file(&format!("{name}.keys"), &queries);
+    // Its answers are tens of thousands of characters: kept out of the test's output.
+    let mut read = Command::new(leveldb_db());
+    read.arg("read").arg(db).arg(file);
+    let output = read.output().expect("leveldb_db starts");
+    process::check(&read, &output);
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(output.status.success(), "leveldb_db read: {stdout}");
     let mut lines = stdout.lines();
     let levels = lines
         .next()
@@ -233,7 +223,7 @@ fn cxx_leveldb_reads_a_database_rusty_leveldb_writes() {
     trials::print(&format!("tables at each level: {levels:?}\n"));
 
     // The control: filters that rule out every key lose them, so the filters are read.
-    let broken = fresh("rusty-rules-out-everything");
+    let broken = db_dir("rusty-rules-out-everything");
     rusty_write(&broken, RulesOutEverything);
     let (present, _, _) = cxx_read(&broken);
     let lost = present.bytes().filter(|&a| a == b'0').count();
@@ -282,15 +272,14 @@ fn rusty_read(db: &Path, policy: impl FilterPolicy + 'static) -> (usize, usize) 
 
 fn rusty_leveldb_reads_a_database_cxx_leveldb_writes() {
     let pairs: Vec<(&[u8], &[u8])> = pairs().iter().map(|(k, v)| (&k[..], &v[..])).collect();
-    let written = fresh("written-by-cxx");
+    let written = db_dir("written-by-cxx");
     let keys = key_file("written-by-cxx.keys", &pairs);
-    let status = Command::new(leveldb_db())
-        .arg("write")
-        .arg(&written)
-        .arg(keys)
-        .status()
-        .unwrap();
-    assert!(status.success(), "leveldb_db write failed");
+    process::run(
+        Command::new(leveldb_db())
+            .arg("write")
+            .arg(&written)
+            .arg(keys),
+    );
 
     let (queries, ruled_out) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
     let counting = Counting {

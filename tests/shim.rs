@@ -32,11 +32,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
-use cmake_support::{cmake_build, run};
+use cmake_support::cmake_build;
 use leveldb_bloom_test_support::packages;
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -135,8 +137,10 @@ const CXX11_STRING: &str = " (C++11 std::string)";
 const COW_STRING: &str = " (pre-C++11 copy-on-write std::string)";
 const LEFT_ITS_OWN: &str = ": leveldb's own policy, from ";
 
+/// What the tests share, each built once: the shim's builds, the test program's and what it
+/// links, and classic-level's build with the shim.
 fn work() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("shim-flow")
+    tmp_dir!().program()
 }
 
 /// The shim's CMake builds (-DLEVELDB_BLOOM_SHIM=ON).
@@ -167,7 +171,7 @@ impl Shim {
                     &["-DLEVELDB_BLOOM_SHIM_TEST_NO_MATCH"][..],
                 ),
             };
-            let build = work().join(folder);
+            let build = claim(work().join(folder));
             cmake_build(
                 &build,
                 &[
@@ -230,10 +234,12 @@ fn program(build: Build) -> PathBuf {
     if let Some(path) = programs.get(&build) {
         return path.clone();
     }
-    let out = work().join(
-        format!("shim_db-{build:?}")
-            .replace('(', "-")
-            .replace(')', ""),
+    let out = claim(
+        work().join(
+            format!("shim_db-{build:?}")
+                .replace('(', "-")
+                .replace(')', ""),
+        ),
     );
     let mut cmd = Command::new("c++");
     cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
@@ -245,7 +251,7 @@ fn program(build: Build) -> PathBuf {
             cmd.arg("-lleveldb");
         }
         Build::UnknownAbi => {
-            let library = work().join("libunknown_abi.so");
+            let library = claim(work().join("libunknown_abi.so"));
             run(Command::new("c++")
                 .args([
                     "-std=c++17",
@@ -278,7 +284,7 @@ fn program(build: Build) -> PathBuf {
                 .arg(library_path("libleveldb.a"));
         }
         Build::WithoutBloomCc => {
-            let archive = work().join("libleveldb_without_bloom.a");
+            let archive = claim(work().join("libleveldb_without_bloom.a"));
             std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
             run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
             cmd.arg(&archive).arg(Shim::Plain.archive());
@@ -468,12 +474,9 @@ fn run_program(build: Build, args: &[&Path], env: Env) -> Ran {
     ran
 }
 
-/// A fresh folder for one test's databases.
+/// A fresh folder for one test's databases, in its trial's folder.
 fn dbs(test: &str) -> PathBuf {
-    let dir = work().join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("test folder");
-    dir
+    fresh(tmp_dir!().trial().join(test))
 }
 
 /// Writes a database with `api` ("cxx" or "c") and requires that NewBloomFilterPolicy was the
@@ -610,14 +613,15 @@ fn shim_defines_no_exception_type_information() {
 }
 
 fn an_unused_shim_archive_adds_nothing() {
-    let object = work().join("no_filter.o");
+    let dir = tmp_dir!().trial();
+    let object = dir.join("no_filter.o");
     run(Command::new("c++")
         .args(["-std=c++17", "-O2", "-c"])
         .arg(root().join("shim/tests/no_filter.cc"))
         .arg("-o")
         .arg(&object));
     let link = |name: &str, archive: Option<PathBuf>| {
-        let out = work().join(name);
+        let out = dir.join(name);
         run(Command::new("c++")
             .arg(&object)
             .arg("-o")
@@ -840,7 +844,7 @@ fn classic_level() -> &'static Path {
 fn classic_level_with_shim() -> &'static Path {
     static PACKAGE: OnceLock<PathBuf> = OnceLock::new();
     PACKAGE.get_or_init(|| {
-        let build = work().join("classic-level-build");
+        let build = claim(work().join("classic-level-build"));
         run(Command::new(root().join("shim/build-classic-level"))
             .arg(classic_level().join("package"))
             .arg(&build)
@@ -973,7 +977,7 @@ fn a_preload_stops_a_call_no_leveldb_can_answer() {
     // Only through a weak reference can a program without leveldb call NewBloomFilterPolicy, and
     // only with the shim preloaded: no leveldb says which std::string the policy is for, so the
     // shim stops the program, saying why, rather than guess.
-    let program = work().join("weak_caller");
+    let program = tmp_dir!().trial().join("weak_caller");
     run(Command::new("c++")
         .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
         .arg(root().join("shim/tests/weak_caller.cc"))

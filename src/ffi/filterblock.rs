@@ -103,6 +103,8 @@ mod tests {
     #[test]
     fn builder_and_reader_round_trip_and_refuse_bad_input() {
         let policy = leveldb_filterpolicy_create_bloom(10);
+        // SAFETY: every pointer passed is NULL, a live local, or what an earlier call returned
+        // and nothing has released yet; the block's length is what finish wrote.
         unsafe {
             let builder = leveldb_filterblock_builder_create(policy);
             assert!(!builder.is_null());

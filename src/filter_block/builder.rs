@@ -18,6 +18,7 @@ pub struct FilterBlockBuilder<P> {
 }
 
 impl<P: FilterPolicy> FilterBlockBuilder<P> {
+    /// An empty block whose filters `policy` builds.
     #[must_use]
     pub fn new(policy: P) -> Self {
         FilterBlockBuilder {

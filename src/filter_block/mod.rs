@@ -15,7 +15,10 @@ use crate::policy::{BloomPolicy, check_one_result_per_key};
 pub enum FilterBlockError {
     /// [`FilterBlockBuilder::start_block`] with an offset in an earlier 2 KB range than the
     /// previous call's (leveldb asserts).
-    OffsetBackwards { block_offset: u64 },
+    OffsetBackwards {
+        /// The offset refused.
+        block_offset: u64,
+    },
     /// [`FilterBlockBuilder::start_block`] with an offset past 2^63 - 1, the largest file
     /// offset, where no table has a data block: refused before anything is allocated for the
     /// filters up to it.

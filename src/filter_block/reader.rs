@@ -16,6 +16,7 @@ pub struct FilterBlockReader<'a, P> {
 }
 
 impl<'a, P: FilterPolicy> FilterBlockReader<'a, P> {
+    /// A reader of the block `contents`, whose filters `policy` queries.
     #[must_use]
     pub fn new(policy: P, contents: &'a [u8]) -> Self {
         FilterBlockReader {

@@ -33,15 +33,18 @@ pub fn has_bloom_filter(table: &[u8]) -> bool {
 /// A table's data blocks and filter block, found through its footer, metaindex and index block
 /// as leveldb lays them out (table/format.cc, table/block.cc).
 pub struct Table {
+    /// Its data blocks, in the order of the file.
     pub data_blocks: Vec<DataBlock>,
     /// Where the last data block's trailer ends: leveldb's TableBuilder starts a block there
     /// after the last one, so its filter block gets the last block's keys.
     pub data_end: u64,
+    /// Its filter block, as stored (filters, their offsets, the offsets' start and base lg).
     pub filter_block: Vec<u8>,
 }
 
 /// A data block of a table.
 pub struct DataBlock {
+    /// Where it starts in the file.
     pub offset: u64,
     /// Its internal keys: user keys followed by their 8-byte sequence number and type.
     pub keys: Vec<Vec<u8>>,
@@ -55,7 +58,9 @@ pub fn user_key(internal_key: &[u8]) -> &[u8] {
 
 /// A call of leveldb's TableBuilder to its FilterBlockBuilder, with an internal key.
 pub enum FilterCall<'a> {
+    /// `StartBlock(block_offset)`, before a data block's keys.
     StartBlock(u64),
+    /// `AddKey(key)`, with the internal key.
     AddKey(&'a [u8]),
 }
 

@@ -2,10 +2,10 @@
 //! each tool's probe is here once, with the CI variable that makes it required.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::packages;
+use crate::{packages, process};
 
 /// A tool some tests need beside cargo and a C/C++ compiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +21,7 @@ pub enum Tool {
     Asan,
     /// gcc's ThreadSanitizer runtime.
     Tsan,
+    /// valgrind, for memcheck.
     Valgrind,
     /// Debian's python3-plyvel, for Debian's python3 (/usr/bin), which it is installed for.
     Plyvel,
@@ -46,6 +47,7 @@ impl Tool {
         FOUND[self as usize].get_or_init(|| self.probe()).as_deref()
     }
 
+    /// Whether this machine has the tool.
     pub fn is_present(self) -> bool {
         self.missing().is_none()
     }
@@ -151,10 +153,7 @@ fn header_missing(var: &str, default: &str, header: &str, how: &str) -> Option<S
 
 /// Whether `cmd` starts and exits 0, its output discarded.
 fn runs(cmd: &mut Command) -> bool {
-    cmd.stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
+    process::quietly(cmd).is_ok()
 }
 
 /// Whether gcc's library folder, where it links `-fsanitize=...` programs' runtimes from, holds

@@ -6,25 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::trials;
-
-/// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
-pub fn run(cmd: &mut Command) -> String {
-    run_with_errors(cmd).0
-}
-
-/// [`run`], returning the standard error too.
-pub fn run_with_errors(cmd: &mut Command) -> (String, String) {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    trials::print(&stdout);
-    trials::eprint(&stderr);
-    assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
-    (stdout, stderr)
-}
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::tmp_dir;
 
 /// The options giving CMake the cargo that runs these tests and one cargo target folder for every
 /// CMake build of them, kept between runs, so that only the first build compiles the crate.
@@ -59,9 +42,10 @@ pub fn cmake_build(build: &Path, options: &[&str]) {
         .arg("--parallel"));
 }
 
-/// cargo's target folder for every CMake build of the tests (LEVELDB_BLOOM_CARGO_TARGET_DIR).
+/// cargo's target folder for every CMake build of the tests (LEVELDB_BLOOM_CARGO_TARGET_DIR), in
+/// every test program: cargo locks it while it builds there.
 pub fn cargo_target_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-cargo")
+    tmp_dir!().cargo_target("cmake-cargo")
 }
 
 /// `readelf -d`: the dynamic section, with its NEEDED and SONAME entries.
