@@ -4,26 +4,32 @@
 //! shared, the static and the prefixed target (the build without leveldb's names), and plain C
 //! with pkg-config, shared and static; run them all and check with readelf which library each one
 //! needs. Then the prefixed build with leveldb's C API in one program, through pkg-config, shared
-//! and static (c_tests/with_leveldb/db.c).
+//! and static (c_tests/with_leveldb/db.c). Then the static target and pkg-config's static flags
+//! with `-static`, each a program with no dynamic section; and the package refusing a version it
+//! is not compatible with. And with no C++ compiler on `PATH`: the README's main job, and a C-only
+//! project adding this one with `add_subdirectory`.
 //!
 //! Needs cmake (looked for when the test runs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot
 //! be skipped).
 
 mod cmake_support;
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
-use cmake_support::{cmake_build, dynamic_section, run};
+use cmake_support::{cargo_options, cmake_build, dynamic_section};
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::Tool;
-use leveldb_bloom_test_support::{trial, trials, with_leveldb};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
-    trials::run(vec![trial!(
-        configure_build_ctest_install_and_consume,
-        Cmake
-    )]);
+    trials::run(vec![
+        trial!(configure_build_ctest_install_and_consume, Cmake),
+        trial!(main_job_and_add_subdirectory_need_no_cpp_compiler, Cmake),
+    ]);
 }
 
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
@@ -54,6 +60,47 @@ fn run_consumer(program: &Path) {
     );
 }
 
+/// Runs a consumer program linked with `-static`, which must have no dynamic section at all.
+fn run_fully_static_consumer(program: &Path) {
+    run_consumer(program);
+    assert!(
+        dynamic_section(program).contains("There is no dynamic section"),
+        "{} must need no shared library",
+        program.display()
+    );
+}
+
+/// Writes a C project named `name` in `dir`, made afresh: CMake's first two lines, then `body`,
+/// where `MAIN_C` stands for the consumer example's program.
+fn write_c_project(dir: &Path, name: &str, body: &str) {
+    let dir = fresh(dir.to_path_buf());
+    let main_c = root().join("examples/cmake-consumer/main.c");
+    let main_c = format!("\"{}\"", main_c.display());
+    std::fs::write(
+        dir.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.25)\nproject({name} LANGUAGES C)\n{}",
+            body.replace("MAIN_C", &main_c)
+        ),
+    )
+    .expect("CMakeLists.txt written");
+}
+
+/// The versions the package must accept and refuse: its own major.minor, and the one before,
+/// which under 0.x is the previous minor (a 0.x minor may break the one before it).
+fn accepted_and_refused_versions() -> (String, String) {
+    let major: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
+    let minor: u32 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
+    let refused = match major {
+        0 => format!(
+            "0.{}",
+            minor.checked_sub(1).expect("a 0.x version past 0.0")
+        ),
+        _ => format!("{}.0", major - 1),
+    };
+    (format!("{major}.{minor}"), refused)
+}
+
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for
 /// every program in c_tests/ (those using leveldb only when leveldb is installed).
 fn expected_ctest_names() -> Vec<String> {
@@ -81,15 +128,11 @@ fn expected_ctest_names() -> Vec<String> {
 }
 
 fn configure_build_ctest_install_and_consume() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-flow");
+    let work = tmp_dir!().trial();
     let build = work.join("build");
-    let prefix = work.join("prefix");
-    let consumer = work.join("consumer");
     // Fresh every run.
-    for dir in [&prefix, &consumer] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    std::fs::create_dir_all(&consumer).expect("consumer folder");
+    let prefix = fresh(work.join("prefix"));
+    let consumer = fresh(work.join("consumer"));
 
     // This project: configure, build, test; the README's main job, the C quickstart, too.
     cmake_build(&build, &[]);
@@ -284,4 +327,139 @@ fn configure_build_ctest_install_and_consume() {
             );
         }
     }
+
+    // Fully static: pkg-config's static flags with -static, then the static target with it, in
+    // a project asking for this version; asking for the one before, the package refuses.
+    sh(
+        &format!(
+            "cc -static {main_c} $(pkg-config --cflags --libs --static leveldb_bloom) \
+             -o app-fully-static"
+        ),
+        &consumer,
+        &prefix,
+    );
+    run_fully_static_consumer(&consumer.join("app-fully-static"));
+    // The package asked for version ${WANTED}, the program linked with the static target.
+    let project = consumer.join("fully-static");
+    write_c_project(
+        &project,
+        "fully_static",
+        "find_package(leveldb_bloom ${WANTED} REQUIRED)\n\
+         add_executable(consumer_fully_static MAIN_C)\n\
+         target_link_libraries(consumer_fully_static PRIVATE leveldb_bloom::leveldb_bloom_static)\n\
+         target_link_options(consumer_fully_static PRIVATE -static)\n",
+    );
+    let (accepted, refused) = accepted_and_refused_versions();
+    let configure = |wanted: &str, build: &Path| {
+        let mut cmd = Command::new("cmake");
+        cmd.arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(build)
+            .arg(format!("-DWANTED={wanted}"))
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()));
+        cmd
+    };
+    let build = consumer.join("fully-static-build");
+    run(&mut configure(&accepted, &build));
+    run(Command::new("cmake").arg("--build").arg(&build));
+    run_fully_static_consumer(&build.join("consumer_fully_static"));
+    let refusal = process::output(&mut configure(&refused, &consumer.join("refused-build")));
+    let stderr = String::from_utf8_lossy(&refusal.stderr);
+    assert!(
+        !refusal.status.success()
+            && stderr.contains(&format!("compatible with requested version \"{refused}\"")),
+        "find_package(leveldb_bloom {refused}) must refuse {}: {stderr}",
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
+/// A folder of links to every program on `PATH` but the C++ compilers (every name with `++`:
+/// c++, g++, g++-12, x86_64-linux-gnu-g++, clang++...), for a `PATH` of its own.
+fn path_without_cpp_compilers(dir: &Path) -> std::ffi::OsString {
+    let dir = fresh(dir.to_path_buf());
+    let path = std::env::var_os("PATH").expect("PATH");
+    for folder in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let link = dir.join(&name);
+            if name.to_string_lossy().contains("++") || link.symlink_metadata().is_ok() {
+                continue;
+            }
+            std::os::unix::fs::symlink(entry.path(), link).expect("link");
+        }
+    }
+    std::env::join_paths([dir]).expect("PATH")
+}
+
+/// The README's main job on a machine with cmake, cargo and a C compiler but no C++ compiler,
+/// and a C-only project adding this one with add_subdirectory there: CMake must not look for
+/// one. cargo and its target folder are the other CMake tests', so the crate is built once.
+fn main_job_and_add_subdirectory_need_no_cpp_compiler() {
+    let work = tmp_dir!().trial();
+    let path = path_without_cpp_compilers(&work.join("bin"));
+    let found = process::output(
+        Command::new("sh")
+            .args(["-c", "command -v c++ g++ clang++"])
+            .env("PATH", &path),
+    );
+    assert!(
+        found.stdout.is_empty(),
+        "a C++ compiler is still on PATH: {found:?}"
+    );
+    let cmake = |args: &[&OsStr]| {
+        let mut cmd = Command::new("cmake");
+        cmd.args(args).env("PATH", &path).env_remove("CXX");
+        run(&mut cmd)
+    };
+    let configure = |source: &Path, build: &Path| {
+        let _ = std::fs::remove_dir_all(build);
+        let options = cargo_options();
+        let [cargo, cargo_target] = options.each_ref().map(OsStr::new);
+        cmake(&[
+            "-S".as_ref(),
+            source.as_ref(),
+            "-B".as_ref(),
+            build.as_ref(),
+            cargo,
+            cargo_target,
+        ])
+    };
+
+    // cmake -S . -B build && cmake --build build --target run_quickstart
+    let build = work.join("build");
+    configure(root(), &build);
+    let quickstart = cmake(&[
+        "--build".as_ref(),
+        build.as_ref(),
+        "--target".as_ref(),
+        "run_quickstart".as_ref(),
+    ]);
+    assert!(
+        quickstart.contains("members found:   10000 of 10000"),
+        "{quickstart}"
+    );
+
+    // A C-only project with this one in a subfolder, both targets linked.
+    let project = work.join("c-only");
+    write_c_project(
+        &project,
+        "c_only",
+        &format!(
+            "add_subdirectory(\"{}\" leveldb_bloom)\n\
+             add_executable(consumer_shared MAIN_C)\n\
+             target_link_libraries(consumer_shared PRIVATE leveldb_bloom::leveldb_bloom)\n\
+             add_executable(consumer_static MAIN_C)\n\
+             target_link_libraries(consumer_static PRIVATE leveldb_bloom::leveldb_bloom_static)\n",
+            root().display()
+        ),
+    );
+    let project_build = project.join("build");
+    configure(&project, &project_build);
+    cmake(&["--build".as_ref(), project_build.as_ref()]);
+    run_consumer(&project_build.join("consumer_shared"));
+    run_consumer(&project_build.join("consumer_static"));
 }

@@ -1,30 +1,39 @@
 //! Builds the C and C++ test programs in c_tests/ against the library cargo just built and runs
-//! them, on each path the CPU has, requiring their "N passed, 0 failed" line and the path forced. Shared by tests/c_tests.rs (plain builds,
-//! linked statically and dynamically), tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and
-//! benches/vs_leveldb.rs (the benchmark against leveldb, timed).
+//! them, on each path the CPU has, requiring their "N passed, 0 failed" line and the path forced.
+//! Shared by tests/c_tests.rs (plain builds, linked statically and dynamically),
+//! tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and benches/vs_leveldb.rs (the benchmark
+//! against leveldb, timed). Each build's output is claimed (crate::scratch): built twice in one
+//! process, it fails.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 use crate::paths::{lib_dir, root};
-use crate::{isa, trials};
+use crate::scratch::TmpDir;
+use crate::{isa, process, scratch};
 
 /// What the static library needs from the system (Rust's standard library, mostly): the list
-/// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
-/// pkg-config file and the README use the same list.
+/// `--print native-static-libs` gives less `-lgcc_s`, pinned by `native_static_libs_are_pinned`.
+/// CMake, the pkg-config file and the README use the same list.
 pub const NATIVE_STATIC_LIBS: &str = include_str!("../../cmake/native-static-libs.txt");
 
+/// How a test program is linked to the library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Link {
+    /// With libleveldb_bloom.a and the system libraries it needs.
     Static,
+    /// With libleveldb_bloom.so, found through the program's rpath.
     Shared,
 }
 
 /// One test program and how to run it.
+#[derive(Clone)]
 pub struct Program {
     /// Relative to the repository.
     pub source: &'static str,
+    /// Its command line's arguments.
     pub args: Vec<String>,
     /// Linked after the library, e.g. `-lleveldb`.
     pub libs: &'static [&'static str],
@@ -196,26 +205,25 @@ pub fn compiler(source: &str, flags: &[&str]) -> Command {
     cmd
 }
 
-/// Runs a compiler command from [`compiler`], requiring success.
-pub fn compile(mut cmd: Command) {
-    let status = cmd
-        .status()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    assert!(status.success(), "compiling failed: {cmd:?}");
-}
-
-/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
-/// library and the program's libraries, and returns the executable, written in `out_dir`.
-pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
+/// The executable `program` linked as `link` is built to in `out_dir`, named after its source,
+/// its link and `flavour`, and claimed.
+fn output_for(program: &Program, link: Link, flavour: &str, out_dir: &Path) -> PathBuf {
     let stem = Path::new(program.source)
         .file_stem()
         .unwrap()
         .to_string_lossy();
+    scratch::claim(out_dir.join(format!("{stem}-{link:?}{flavour}")))
+}
+
+/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
+/// library and the program's libraries, and returns the executable, written in `out_dir` (the
+/// trial's folder, `tmp_dir!().trial()`) under a name of its own, which it claims.
+pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
     let flavour: String = flags
         .iter()
         .map(|f| f.replace(['-', '=', ','], "_"))
         .collect();
-    let out = out_dir.join(format!("{stem}-{link:?}{flavour}"));
+    let out = output_for(program, link, &flavour, out_dir);
     let mut cmd = compiler(program.source, flags);
     if program.needs_leveldb_src {
         let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
@@ -226,7 +234,7 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
     }
     cmd.arg("-o").arg(&out);
     link_with(&mut cmd, &lib_dir(), "leveldb_bloom", program, link);
-    compile(cmd);
+    process::run(&mut cmd);
     out
 }
 
@@ -251,30 +259,26 @@ fn link_with(cmd: &mut Command, dir: &Path, name: &str, program: &Program, link:
 
 /// The build without leveldb's names, as CMake makes and installs it (cargo's
 /// `--no-default-features`): `libleveldb_bloom_prefixed.a`, and `.so` with its soname, in a
-/// folder of its own, built once per test process into `work`.
-pub fn prefixed_library(work: &Path) -> &'static Path {
+/// folder of the test program's own, built once per test process (cargo's target folder, which
+/// cargo locks, is shared by every test program).
+pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let target = work.join("prefixed-build");
+        let target = tmp_dir.cargo_target("prefixed-cargo");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["rustc", "--locked", "--lib", "--no-default-features"])
-            .args(["--crate-type", "cdylib,staticlib", "--target-dir"])
-            .arg(&target)
-            .args([
-                "--",
-                "-C",
-                "link-arg=-Wl,-soname,libleveldb_bloom_prefixed.so.0",
-            ])
-            .current_dir(root())
-            .status()
-            .expect("cargo starts");
-        assert!(
-            status.success(),
-            "cargo could not build the prefixed library"
+        process::run(
+            Command::new(cargo)
+                .args(["rustc", "--locked", "--lib", "--no-default-features"])
+                .args(["--crate-type", "cdylib,staticlib", "--target-dir"])
+                .arg(&target)
+                .args([
+                    "--",
+                    "-C",
+                    "link-arg=-Wl,-soname,libleveldb_bloom_prefixed.so.0",
+                ])
+                .current_dir(root()),
         );
-        let dir = target.join("lib");
-        std::fs::create_dir_all(&dir).expect("library folder");
+        let dir = scratch::claim(scratch::fresh(tmp_dir.program().join("prefixed-lib")));
         for (built, name) in [
             ("libleveldb_bloom.a", "libleveldb_bloom_prefixed.a"),
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
@@ -286,20 +290,37 @@ pub fn prefixed_library(work: &Path) -> &'static Path {
     })
 }
 
-/// [`build`] against the build without leveldb's names, the program calling this library by its
-/// own (c_tests/own_names.h, with LEVELDB_BLOOM_PREFIXED).
-pub fn build_prefixed(program: &Program, link: Link, out_dir: &Path) -> PathBuf {
-    let stem = Path::new(program.source)
-        .file_stem()
-        .unwrap()
-        .to_string_lossy();
-    let out = out_dir.join(format!("{stem}-{link:?}-prefixed"));
-    let lib_dir = prefixed_library(out_dir);
+/// [`build`] against the build without leveldb's names ([`prefixed_library`] of `tmp_dir`), the
+/// program calling this library by its own (c_tests/own_names.h, with LEVELDB_BLOOM_PREFIXED).
+pub fn build_prefixed(program: &Program, link: Link, tmp_dir: &TmpDir, out_dir: &Path) -> PathBuf {
+    let out = output_for(program, link, "-prefixed", out_dir);
+    let lib_dir = prefixed_library(tmp_dir);
     let mut cmd = compiler(program.source, &["-DLEVELDB_BLOOM_PREFIXED"]);
     cmd.arg("-o").arg(&out);
     link_with(&mut cmd, lib_dir, "leveldb_bloom_prefixed", program, link);
-    compile(cmd);
+    process::run(&mut cmd);
     out
+}
+
+/// Each of `programs` with its executable, [`build`] once per source (the list runs some
+/// programs more than once, with other arguments).
+pub fn build_each(
+    programs: Vec<Program>,
+    link: Link,
+    flags: &[&str],
+    out_dir: &Path,
+) -> Vec<(Program, PathBuf)> {
+    let mut built: HashMap<&str, PathBuf> = HashMap::new();
+    programs
+        .into_iter()
+        .map(|program| {
+            let exe = built
+                .entry(program.source)
+                .or_insert_with(|| build(&program, link, flags, out_dir))
+                .clone();
+            (program, exe)
+        })
+        .collect()
 }
 
 /// Runs `cmd` (a test program, possibly under a tool) on `path`, with LEVELDB_BLOOM_ISA set:
@@ -312,10 +333,8 @@ pub fn run_on(path: &str, mut cmd: Command) {
 /// Runs `cmd` (a test program, possibly under a tool) and requires it to exit 0 and report no
 /// failure; returns what it printed.
 pub fn run(mut cmd: Command) -> String {
-    let output = cmd.output().expect("test program starts");
+    let output = process::output(&mut cmd);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    trials::print(&stdout);
-    trials::print(&String::from_utf8_lossy(&output.stderr));
     let summary = stdout
         .lines()
         .rev()

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::process;
+
 /// The repository root, the folder above this crate's.
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,10 +22,6 @@ pub fn lib_dir() -> PathBuf {
 /// Where the compiler finds the library file `name` (`libleveldb.a`...), as `c++
 /// -print-file-name` says.
 pub fn system_library(name: &str) -> PathBuf {
-    let output = Command::new("c++")
-        .arg(format!("-print-file-name={name}"))
-        .output()
-        .expect("c++ starts");
-    assert!(output.status.success(), "c++ -print-file-name={name}");
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    let path = process::run(Command::new("c++").arg(format!("-print-file-name={name}")));
+    PathBuf::from(path.trim())
 }

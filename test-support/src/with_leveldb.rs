@@ -7,6 +7,7 @@ use std::process::Command;
 
 use crate::c_harness::run;
 use crate::paths::system_library;
+use crate::{process, scratch};
 use crate::tables::assert_same_tables;
 use crate::vectors::for_each_record;
 
@@ -35,12 +36,11 @@ impl Policy {
 /// The system leveldb's shared library by its soname: what dlopen finds, and the name a program
 /// linked with it loaded it by.
 pub fn leveldb_soname() -> String {
-    let output = Command::new("readelf")
-        .arg("-d")
-        .arg(system_library("libleveldb.so"))
-        .output()
-        .expect("readelf starts");
-    let dynamic = String::from_utf8_lossy(&output.stdout);
+    let dynamic = process::run(
+        Command::new("readelf")
+            .arg("-d")
+            .arg(system_library("libleveldb.so")),
+    );
     let soname = dynamic
         .lines()
         .find_map(|line| line.split_once("Library soname: [")?.1.split_once(']'))
@@ -72,8 +72,7 @@ fn reference_filter() -> Vec<String> {
 /// databases must have stock leveldb's tables, and every key must be read back.
 pub fn check(exe: &Path, library: Option<&Path>, expected: Policy) {
     let library = library.map_or_else(|| "-".to_owned(), |l| l.display().to_string());
-    let dir = exe.with_extension("databases");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::claim(scratch::fresh(exe.with_extension("databases")));
     let mut stdout = String::new();
     for mode in ["stock", "program"] {
         std::fs::create_dir_all(dir.join(mode)).expect("database folder");
