@@ -149,9 +149,9 @@ fn defined(library: &Path, prefix: &str) -> Vec<String> {
             .arg(library),
     )
     .lines()
-        .filter(|name| name.starts_with(prefix))
-        .map(str::to_owned)
-        .collect()
+    .filter(|name| name.starts_with(prefix))
+    .map(str::to_owned)
+    .collect()
 }
 
 /// The default build defines each of leveldb's names under this library's own too; the build

@@ -292,6 +292,8 @@ mod tests {
         let key = c"key";
         let keys = [key.as_ptr()];
         let mut len = 7;
+        // SAFETY: every pointer passed is a live local or what an earlier call returned and
+        // nothing has released yet; `foreign`'s first word, all that is read of it, is aligned.
         unsafe {
             let filter =
                 leveldb_bloom_filterpolicy_create_filter(policy, keys.as_ptr(), &3, 1, &mut len);

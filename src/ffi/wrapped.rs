@@ -98,6 +98,7 @@ mod tests {
     unsafe extern "C-unwind" fn destroy_box(outer: *mut c_void) {
         let inner = inner(outer).expect("destroyed while wrapped");
         unwrap(inner);
+        // SAFETY: every stand-in object is a Box<u64> the test made, destroyed once, here.
         drop(unsafe { Box::from_raw(outer.cast::<u64>()) });
     }
 
@@ -116,10 +117,13 @@ mod tests {
         assert!(wrap(inners[0], destroy_box, ptr::null_mut).is_null());
         let other = 9u64;
         assert_eq!(super::inner(ptr::from_ref(&other).cast()), None);
+        // SAFETY: `other` wraps nothing, so destroy leaves it alone.
         unsafe { destroy(ptr::from_ref(&other).cast_mut().cast()) };
         for (outer, inner) in outers.into_iter().zip(inners) {
+            // SAFETY: `outer` wraps `inner` and is not used again but as an address.
             unsafe { destroy(outer) };
             assert_eq!(super::inner(outer), None);
+            // SAFETY: `inner` is the Box<u8> made above, no longer wrapped, freed once.
             drop(unsafe { Box::from_raw(inner.cast::<u8>()) });
         }
     }

@@ -7,9 +7,9 @@ use std::process::Command;
 
 use crate::c_harness::run;
 use crate::paths::system_library;
-use crate::{process, scratch};
 use crate::tables::assert_same_tables;
 use crate::vectors::for_each_record;
+use crate::{process, scratch};
 
 /// The program's source, relative to the repository.
 pub const SOURCE: &str = "c_tests/with_leveldb/db.c";
