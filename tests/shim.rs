@@ -1,7 +1,8 @@
 //! The C++ shim (shim/) in place of leveldb's util/bloom.cc, following docs/SHIM.md: the shim
 //! built with CMake; a leveldb program (shim/tests/shim_db.cc) linked with the shim archive ahead
 //! of libleveldb.a, linked with libleveldb.a minus bloom.cc.o plus the shim, and run unmodified
-//! with the shim preloaded (also with LD_BIND_NOW=1); and, with the shim preloaded, the leveldb
+//! with the shim preloaded (also with LD_BIND_NOW=1); a C program using leveldb's C API alone
+//! (c_tests/with_leveldb/db.c), preloaded and with the archive ahead; and, preloaded, the leveldb
 //! users' packages where most users get leveldb: Debian's python3-plyvel, which dlopens the
 //! system leveldb privately, and pip's plyvel wheel (shim/tests/plyvel_db.py), whose own leveldb
 //! 1.22 has the pre-C++11 std::string, and npm's classic-level (shim/tests/classic_level_db.js),
