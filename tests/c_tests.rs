@@ -6,11 +6,12 @@ use std::path::Path;
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, build, command, program, programs, run, run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, command, program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
+use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
@@ -38,6 +39,7 @@ fn main() {
         trial!(benchmark_runs_every_path_in_turn, Leveldb),
         trial!(single_query_ab_tool_checks_pass),
         trial!(native_static_libs_are_pinned),
+        trial!(native_static_libs_are_pinned_for_every_target, RustTargets),
     ]);
 }
 
@@ -49,9 +51,12 @@ fn build_and_run_both(source: &str) {
         .filter(|program| program.source == source)
         .collect();
     assert!(!runs.is_empty(), "{source} is not in the program list");
+    // A folder per target: the tests built for another (musl) share CARGO_TARGET_TMPDIR.
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(TARGET);
+    std::fs::create_dir_all(&out_dir).expect("the programs' folder");
     for program in runs {
         for link in [Link::Static, Link::Shared] {
-            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
+            let exe = build(&program, link, &[], &out_dir);
             for path in isa::up_to(leveldb_bloom::isa()) {
                 run_on(path, command(&program, &exe));
             }
@@ -291,19 +296,32 @@ fn single_query_ab_tool_checks_pass() {
     build_and_run_both("benches/single_query_ab.c");
 }
 
-/// The system libraries the static library needs are exactly what rustc says, and the README
-/// states them. cargo builds into a folder of its own: the test's own target folder is locked.
+/// The system libraries the static library needs on the target these tests are built for are
+/// exactly what rustc says.
 fn native_static_libs_are_pinned() {
+    check_pinned(TARGET, NATIVE_STATIC_LIBS);
+}
+
+/// The same for every other target with a pinned list (cmake/native-static-libs/): every target
+/// CI builds, for CMake's package and pkg-config file there.
+fn native_static_libs_are_pinned_for_every_target() {
+    for target in pinned_targets().iter().filter(|target| *target != TARGET) {
+        let file = root().join(format!("cmake/native-static-libs/{target}.txt"));
+        check_pinned(
+            target,
+            &std::fs::read_to_string(file).expect("the pinned list"),
+        );
+    }
+}
+
+/// `pinned` is what rustc's `--print native-static-libs` says for a build of the library for
+/// `target` (cargo builds into a folder of its own: the test's own target folder is locked), and
+/// docs/PLATFORMS.md states it.
+fn check_pinned(target: &str, pinned: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
-        .args([
-            "rustc",
-            "--locked",
-            "--lib",
-            "--crate-type",
-            "staticlib",
-            "--target-dir",
-        ])
+        .args(["rustc", "--locked", "--lib", "--crate-type", "staticlib"])
+        .args(["--target", target, "--target-dir"])
         .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("native-static-libs"))
         .args(["--", "--print", "native-static-libs"])
         .current_dir(root())
@@ -315,11 +333,14 @@ fn native_static_libs_are_pinned() {
         .lines()
         .find_map(|line| line.strip_prefix("note: native-static-libs: "))
         .unwrap_or_else(|| panic!("no native-static-libs note in:\n{stderr}"));
-    let pinned = NATIVE_STATIC_LIBS.trim();
+    let pinned = pinned.trim();
     assert_eq!(
         printed, pinned,
-        "update cmake/native-static-libs.txt and the README"
+        "{target}: update cmake/native-static-libs/{target}.txt and docs/PLATFORMS.md"
     );
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
-    assert!(readme.contains(pinned), "the README must state `{pinned}`");
+    let platforms = std::fs::read_to_string(root().join("docs/PLATFORMS.md")).expect("PLATFORMS");
+    assert!(
+        platforms.contains(&format!("`{pinned}`")),
+        "docs/PLATFORMS.md must state `{pinned}` for {target}"
+    );
 }

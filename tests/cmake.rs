@@ -4,13 +4,17 @@
 //! shared and the static target, and plain C with pkg-config, shared and static; run all four
 //! programs and check with readelf which library each one needs.
 //!
-//! Needs cmake (looked for when the test runs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot
-//! be skipped).
+//! Then the same for Windows, built with MinGW-w64 and run under wine: ctest, the install (the
+//! DLL in bin/, its import library and the static library in lib/) and the consumer project.
+//!
+//! Needs cmake, and for Windows MinGW-w64 and wine (looked for when the tests run; CI sets
+//! LEVELDB_BLOOM_REQUIRE_CMAKE=1 and LEVELDB_BLOOM_REQUIRE_WINE=1 so they cannot be skipped).
 
 mod cmake_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use cmake_support::{cmake_build, dynamic_section, run};
 use leveldb_bloom_test_support::paths::root;
@@ -18,10 +22,14 @@ use leveldb_bloom_test_support::tools::Tool;
 use leveldb_bloom_test_support::{trial, trials};
 
 fn main() {
-    trials::run(vec![trial!(
-        configure_build_ctest_install_and_consume,
-        Cmake
-    )]);
+    trials::run(vec![
+        trial!(configure_build_ctest_install_and_consume, Cmake),
+        trial!(
+            windows_build_ctest_install_and_consume_under_wine,
+            Cmake,
+            Wine
+        ),
+    ]);
 }
 
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
@@ -49,8 +57,9 @@ fn run_consumer(program: &Path) {
 }
 
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for
-/// every program in c_tests/ (those using leveldb only when leveldb is installed).
-fn expected_ctest_names() -> Vec<String> {
+/// every program in c_tests/ (those using leveldb only when leveldb is installed, not for
+/// Windows; those using POSIX's RLIMIT_AS not for Windows).
+fn expected_ctest_names(windows: bool) -> Vec<String> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(root().join("c_tests")).expect("c_tests/") {
         let path = entry.expect("c_tests entry").path();
@@ -60,11 +69,12 @@ fn expected_ctest_names() -> Vec<String> {
         {
             continue;
         }
-        let uses_leveldb = std::fs::read_to_string(&path)
-            .expect("test source")
-            .lines()
-            .any(|line| line.starts_with("#include <leveldb/"));
-        if uses_leveldb && !Tool::Leveldb.is_present() {
+        let source = std::fs::read_to_string(&path).expect("test source");
+        let includes = |header: &str| source.lines().any(|line| line.starts_with(header));
+        if includes("#include <leveldb/") && (windows || !Tool::Leveldb.is_present()) {
+            continue;
+        }
+        if includes("#include <sys/resource.h>") && windows {
             continue;
         }
         let stem = path.file_stem().unwrap().to_string_lossy();
@@ -72,6 +82,35 @@ fn expected_ctest_names() -> Vec<String> {
     }
     names.sort();
     names
+}
+
+/// Runs ctest in `build` (each command through `wrap`, which sets wine's environment), which must
+/// pass, and requires it to register every program the platform can build.
+fn ctest(build: &Path, windows: bool, wrap: &mut dyn FnMut(&mut Command) -> &mut Command) {
+    run(wrap(
+        Command::new("ctest")
+            .arg("--test-dir")
+            .arg(build)
+            .arg("--output-on-failure"),
+    ));
+    let listed = run(wrap(
+        Command::new("ctest").arg("--test-dir").arg(build).arg("-N"),
+    ));
+    let mut registered: Vec<String> = listed
+        .lines()
+        .filter_map(|line| {
+            // "  Test  #1: name", padded to the width of the largest number.
+            let numbered = line.trim_start().strip_prefix("Test")?.trim_start();
+            numbered.strip_prefix('#')?.split_once(": ")
+        })
+        .map(|(_, name)| name.trim().to_owned())
+        .collect();
+    registered.sort();
+    assert_eq!(
+        registered,
+        expected_ctest_names(windows),
+        "ctest must run every program in c_tests/ this platform can build"
+    );
 }
 
 fn configure_build_ctest_install_and_consume() {
@@ -95,29 +134,7 @@ fn configure_build_ctest_install_and_consume() {
         quickstart.contains("members found:   10000 of 10000"),
         "{quickstart}"
     );
-    run(Command::new("ctest")
-        .arg("--test-dir")
-        .arg(&build)
-        .arg("--output-on-failure"));
-    let listed = run(Command::new("ctest")
-        .arg("--test-dir")
-        .arg(&build)
-        .arg("-N"));
-    let mut registered: Vec<String> = listed
-        .lines()
-        .filter_map(|line| {
-            // "  Test  #1: name", padded to the width of the largest number.
-            let numbered = line.trim_start().strip_prefix("Test")?.trim_start();
-            numbered.strip_prefix('#')?.split_once(": ")
-        })
-        .map(|(_, name)| name.trim().to_owned())
-        .collect();
-    registered.sort();
-    assert_eq!(
-        registered,
-        expected_ctest_names(),
-        "ctest must run every program in c_tests/"
-    );
+    ctest(&build, false, &mut |cmd| cmd);
 
     // Install, with the versioned soname.
     run(Command::new("cmake")
@@ -218,4 +235,118 @@ fn configure_build_ctest_install_and_consume() {
             program.display()
         );
     }
+}
+
+/// Windows programs run under wine with a prefix of their own, and find DLLs on WINEPATH: the
+/// stand-in bcryptprimitives.dll (tests/wine/bcryptprimitives.c: wine 8.0 lacks ProcessPrng,
+/// which Rust's standard library calls) and MinGW's own (libwinpthread-1.dll, for POSIX threads).
+fn under_wine(cmd: &mut Command) -> &mut Command {
+    static STAND_IN: OnceLock<PathBuf> = OnceLock::new();
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let stand_in = STAND_IN.get_or_init(|| {
+        let dir = tmp.join("wine-stand-in");
+        std::fs::create_dir_all(&dir).expect("stand-in folder");
+        run(Command::new("x86_64-w64-mingw32-gcc")
+            .args(["-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-o"])
+            .arg(dir.join("bcryptprimitives.dll"))
+            .arg(root().join("tests/wine/bcryptprimitives.c"))
+            .arg("-lbcrypt"));
+        dir
+    });
+    let windows_path = |dir: &Path| format!("Z:{}", dir.display()).replace('/', "\\");
+    cmd.env("WINEPREFIX", tmp.join("wine"))
+        .env("WINEDEBUG", "-all")
+        .env(
+            "WINEPATH",
+            format!(
+                "{};{}",
+                windows_path(stand_in),
+                windows_path(Path::new("/usr/x86_64-w64-mingw32/lib"))
+            ),
+        )
+}
+
+/// The DLLs a Windows program imports, as MinGW's objdump lists them.
+fn imported_dlls(program: &Path) -> String {
+    run(Command::new("x86_64-w64-mingw32-objdump")
+        .arg("-p")
+        .arg(program))
+    .lines()
+    .filter_map(|line| line.trim().strip_prefix("DLL Name: "))
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// The Windows build, made with MinGW-w64's toolchain file (cmake/mingw-w64-x86_64.cmake), its
+/// C tests run by ctest under wine, installed (the DLL in bin/, its import library and the
+/// static library in lib/), and examples/cmake-consumer built against the install with
+/// find_package, its two programs run under wine: one imports the DLL, the other does not.
+fn windows_build_ctest_install_and_consume_under_wine() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-windows");
+    let (build, prefix, consumer) = (
+        work.join("build"),
+        work.join("prefix"),
+        work.join("consumer"),
+    );
+    for dir in [&prefix, &consumer] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let toolchain = format!(
+        "-DCMAKE_TOOLCHAIN_FILE={}",
+        root().join("cmake/mingw-w64-x86_64.cmake").display()
+    );
+    cmake_build(&build, &[&toolchain]);
+    ctest(&build, true, &mut under_wine);
+
+    run(Command::new("cmake")
+        .arg("--install")
+        .arg(&build)
+        .arg("--prefix")
+        .arg(&prefix));
+    for file in [
+        "bin/leveldb_bloom.dll",
+        "lib/libleveldb_bloom.dll.a",
+        "lib/libleveldb_bloom.a",
+        "include/leveldb_bloom.h",
+        "lib/pkgconfig/leveldb_bloom.pc",
+        "lib/cmake/leveldb_bloom/leveldb_bloomConfig.cmake",
+    ] {
+        assert!(prefix.join(file).is_file(), "{file} must be installed");
+    }
+    let package =
+        std::fs::read_to_string(prefix.join("lib/cmake/leveldb_bloom/leveldb_bloomTargets.cmake"))
+            .expect("the installed package");
+    assert!(
+        package.contains("IMPORTED_IMPLIB \"${lib_dir}/libleveldb_bloom.dll.a\""),
+        "the shared target must name its import library:\n{package}"
+    );
+
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(root().join("examples/cmake-consumer"))
+        .arg("-B")
+        .arg(&consumer)
+        .arg(&toolchain)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
+    run(Command::new("cmake").arg("--build").arg(&consumer));
+    let (shared, statically) = (
+        consumer.join("consumer_shared.exe"),
+        consumer.join("consumer_static.exe"),
+    );
+    for program in [&shared, &statically] {
+        let stdout = run(under_wine(Command::new("wine").arg(program)));
+        assert!(
+            stdout.contains("3 of 3 keys found"),
+            "{}: {stdout}",
+            program.display()
+        );
+    }
+    assert!(
+        imported_dlls(&shared).contains("leveldb_bloom.dll"),
+        "consumer_shared.exe must import leveldb_bloom.dll"
+    );
+    assert!(
+        !imported_dlls(&statically).contains("leveldb_bloom.dll"),
+        "consumer_static.exe must not import leveldb_bloom.dll"
+    );
 }

@@ -101,7 +101,9 @@ fn files_read_byte_for_byte_are_checked_out_with_lf() {
     for file in files {
         for wanted in ["text: auto", "eol: lf"] {
             assert!(
-                attributes.lines().any(|line| line == format!("{file}: {wanted}")),
+                attributes
+                    .lines()
+                    .any(|line| line == format!("{file}: {wanted}")),
                 "{file} must be checked out as {wanted} (.gitattributes):\n{attributes}"
             );
         }

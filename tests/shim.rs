@@ -26,6 +26,7 @@ use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
 use cmake_support::{cmake_build, run};
+use leveldb_bloom_test_support::c_harness::NATIVE_STATIC_LIBS;
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
 use leveldb_bloom_test_support::{trial, trials};
@@ -152,12 +153,6 @@ fn library_path(name: &str) -> PathBuf {
     PathBuf::from(path.trim())
 }
 
-/// What the static library needs from the system (cmake/native-static-libs.txt).
-fn native_static_libs() -> Vec<String> {
-    let list = std::fs::read_to_string(root().join("cmake/native-static-libs.txt")).expect("list");
-    list.split_whitespace().map(str::to_owned).collect()
-}
-
 /// How the test program is linked to leveldb and the shim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Build {
@@ -211,7 +206,7 @@ fn program(build: Build) -> PathBuf {
     }
     if build != Build::Dynamic {
         cmd.args(["-lsnappy", "-pthread"])
-            .args(native_static_libs());
+            .args(NATIVE_STATIC_LIBS.split_whitespace());
     }
     run(&mut cmd);
     programs.insert(build, out.clone());
@@ -501,7 +496,7 @@ fn an_unused_shim_archive_adds_nothing() {
             .args(archive)
             .arg(library_path("libleveldb.a"))
             .args(["-lsnappy", "-pthread"])
-            .args(native_static_libs()));
+            .args(NATIVE_STATIC_LIBS.split_whitespace()));
         std::fs::read(&out).expect("program")
     };
     let without = link("no_filter-without", None);

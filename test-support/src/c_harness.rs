@@ -9,10 +9,18 @@ use std::process::Command;
 use crate::paths::{lib_dir, root};
 use crate::{isa, trials};
 
-/// What the static library needs from the system (Rust's standard library, mostly): the list
-/// `--print native-static-libs` gives, pinned by `native_static_libs_are_pinned`. CMake, the
-/// pkg-config file and the README use the same list.
-pub const NATIVE_STATIC_LIBS: &str = include_str!("../../cmake/native-static-libs.txt");
+/// The Rust target the tests are built for, and the C test programs with them.
+pub const TARGET: &str = env!("LEVELDB_BLOOM_TEST_TARGET");
+
+/// What the static library needs from the system on [`TARGET`] (Rust's standard library,
+/// mostly): the list `--print native-static-libs` gives, pinned per target in
+/// cmake/native-static-libs/ and checked by `native_static_libs_are_pinned`. CMake, the
+/// pkg-config file and docs/PLATFORMS.md use the same lists.
+pub const NATIVE_STATIC_LIBS: &str = include_str!(concat!(
+    "../../cmake/native-static-libs/",
+    env!("LEVELDB_BLOOM_TEST_TARGET"),
+    ".txt"
+));
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Link {
@@ -160,12 +168,16 @@ pub fn program(source: &str, budget: Budget) -> Program {
         .unwrap_or_else(|| panic!("{source} is not in the program list"))
 }
 
-fn compiler_for(source: &Path) -> &'static str {
-    if source.extension().is_some_and(|ext| ext == "cc") {
-        "c++"
+/// The compiler for `source` and its language standard: `$CC` (or `cc`) and C11, `$CXX` (or
+/// `c++`) and C++17. Set them to build for another target: CC=musl-gcc for tests built for musl.
+fn compiler_for(source: &Path) -> (String, &'static str) {
+    let (variable, default, standard) = if source.extension().is_some_and(|ext| ext == "cc") {
+        ("CXX", "c++", "-std=c++17")
     } else {
-        "cc"
-    }
+        ("CC", "cc", "-std=c11")
+    };
+    let compiler = std::env::var(variable).unwrap_or_else(|_| default.to_owned());
+    (compiler, standard)
 }
 
 /// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
@@ -178,15 +190,11 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
         .map(|f| f.replace(['-', '=', ','], "_"))
         .collect();
     let out = out_dir.join(format!("{stem}-{link:?}{flavour}"));
-    let compiler = compiler_for(&source);
-    let mut cmd = Command::new(compiler);
+    let (compiler, standard) = compiler_for(&source);
+    let mut cmd = Command::new(&compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
         .args(flags)
-        .arg(if compiler == "cc" {
-            "-std=c11"
-        } else {
-            "-std=c++17"
-        })
+        .arg(standard)
         .arg("-D_GNU_SOURCE")
         .arg(format!("-I{}", root().join("include").display()))
         .arg(format!("-I{}", root().join("c_tests").display()));

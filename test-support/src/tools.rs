@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::paths::root;
+
 /// A tool some tests need beside cargo and a C/C++ compiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tool {
@@ -26,9 +28,14 @@ pub enum Tool {
     LeveldbSource,
     /// Node.js and npm: the Node.js example (examples/node), with koffi from npm.
     Node,
+    /// The standard library of every Rust target with a pinned list of system libraries
+    /// (cmake/native-static-libs/): every target CI builds.
+    RustTargets,
+    /// Windows on Linux: MinGW-w64's gcc, wine and Rust's x86_64-pc-windows-gnu target.
+    Wine,
 }
 
-const TOOLS: usize = Tool::Node as usize + 1;
+const TOOLS: usize = Tool::Wine as usize + 1;
 
 impl Tool {
     /// Why this machine lacks the tool, with how to get it; None when it has it. Looked for once
@@ -52,6 +59,8 @@ impl Tool {
             Tool::Plyvel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
             Tool::LeveldbSource => "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC",
             Tool::Node => "LEVELDB_BLOOM_REQUIRE_NODE",
+            Tool::RustTargets => "LEVELDB_BLOOM_REQUIRE_TARGETS",
+            Tool::Wine => "LEVELDB_BLOOM_REQUIRE_WINE",
         }
     }
 
@@ -122,8 +131,61 @@ impl Tool {
                     && runs(Command::new("npm").arg("--version")),
                 "node or npm is not on PATH: apt-get install nodejs npm".into(),
             ),
+            Tool::RustTargets => {
+                let lacking: Vec<String> = pinned_targets()
+                    .into_iter()
+                    .filter(|target| !has_rust_target(target))
+                    .collect();
+                missing(
+                    lacking.is_empty(),
+                    format!(
+                        "rustc lacks targets: rustup target add {}",
+                        lacking.join(" ")
+                    ),
+                )
+            }
+            Tool::Wine => missing(
+                runs(Command::new("x86_64-w64-mingw32-gcc").arg("--version"))
+                    && runs(Command::new("wine").arg("--version"))
+                    && has_rust_target(WINDOWS_GNU),
+                format!(
+                    "MinGW-w64, wine or Rust's {WINDOWS_GNU} is missing: apt-get install \
+                     gcc-mingw-w64-x86-64 wine wine64; rustup target add {WINDOWS_GNU}"
+                ),
+            ),
         }
     }
+}
+
+/// The Rust target of Windows builds made with MinGW-w64 and run under wine.
+const WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";
+
+/// Every Rust target with a pinned list of the system libraries the static library needs, by
+/// name: the targets CI builds.
+pub fn pinned_targets() -> Vec<String> {
+    let mut targets: Vec<String> = std::fs::read_dir(root().join("cmake/native-static-libs"))
+        .expect("cmake/native-static-libs/")
+        .map(|entry| entry.expect("a pinned list").path())
+        .filter_map(|path| Some(path.file_name()?.to_str()?.strip_suffix(".txt")?.to_owned()))
+        .collect();
+    targets.sort();
+    targets
+}
+
+/// Whether rustc has the standard library of `target` (rustup installs one per target).
+fn has_rust_target(target: &str) -> bool {
+    let Ok(output) = Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", target])
+        .output()
+    else {
+        return false;
+    };
+    let dir = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    std::fs::read_dir(dir).is_ok_and(|mut files| {
+        files.any(|file| {
+            file.is_ok_and(|file| file.file_name().to_string_lossy().starts_with("libstd-"))
+        })
+    })
 }
 
 /// Whether `cmd` starts and exits 0, its output discarded.
