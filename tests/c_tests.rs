@@ -28,6 +28,7 @@ fn main() {
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
         trial!(header_compiles_as_c_and_cpp),
         trial!(readme_c_examples_compile_and_run),
+        #[cfg(unix)]
         trial!(readme_link_line_from_the_build_tree),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
@@ -51,12 +52,9 @@ fn build_and_run_both(source: &str) {
         .filter(|program| program.source == source)
         .collect();
     assert!(!runs.is_empty(), "{source} is not in the program list");
-    // A folder per target: the tests built for another (musl) share CARGO_TARGET_TMPDIR.
-    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(TARGET);
-    std::fs::create_dir_all(&out_dir).expect("the programs' folder");
     for program in runs {
         for link in [Link::Static, Link::Shared] {
-            let exe = build(&program, link, &[], &out_dir);
+            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
             for path in isa::up_to(leveldb_bloom::isa()) {
                 run_on(path, command(&program, &exe));
             }
@@ -179,6 +177,7 @@ fn readme_c_examples_compile_and_run() {
 /// `-Iinclude -Ltarget/release -lleveldb_bloom` and started with `LD_LIBRARY_PATH=target/release`,
 /// in a folder whose include/ is the repository's and whose target/release holds the libraries
 /// this `cargo test` built (so the block's `cargo build` line is left out).
+#[cfg(unix)]
 fn readme_link_line_from_the_build_tree() {
     let block = code_blocks("sh")
         .into_iter()
