@@ -7,8 +7,12 @@
 //! Then the same for Windows, built with MinGW-w64 and run under wine: ctest, the install (the
 //! DLL in bin/, its import library and the static library in lib/) and the consumer project.
 //!
-//! Needs cmake, and for Windows MinGW-w64 and wine (looked for when the tests run; CI sets
-//! LEVELDB_BLOOM_REQUIRE_CMAKE=1 and LEVELDB_BLOOM_REQUIRE_WINE=1 so they cannot be skipped).
+//! And for macOS on arm64, with zig as its C compiler and linker (cargo-zigbuild): built, installed
+//! (the library named after its version, its install name and the links) and consumed, each
+//! Mach-O file read with llvm-objdump, as nothing here can run them.
+//!
+//! Needs cmake, for Windows MinGW-w64 and wine, for macOS zig (looked for when the tests run; CI
+//! sets LEVELDB_BLOOM_REQUIRE_CMAKE, _WINE and _ZIG to 1 so they cannot be skipped).
 
 mod cmake_support;
 
@@ -29,6 +33,7 @@ fn main() {
             Cmake,
             Wine
         ),
+        trial!(macos_build_install_and_consume_linked_by_zig, Cmake, Zig),
     ]);
 }
 
@@ -348,5 +353,182 @@ fn windows_build_ctest_install_and_consume_under_wine() {
     assert!(
         !imported_dlls(&statically).contains("leveldb_bloom.dll"),
         "consumer_static.exe must not import leveldb_bloom.dll"
+    );
+}
+
+/// A toolchain file in `dir` for macOS on arm64 built on Linux: zig's C compiler through
+/// cargo-zigbuild (which CMake also runs as cargo, and which cargo links with).
+fn macos_toolchain(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("toolchain folder");
+    let cc = dir.join("zig-cc");
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\nexec cargo-zigbuild zig cc -- -target aarch64-macos-none \"$@\"\n",
+    )
+    .expect("zig-cc");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    // CMake turns rpaths on from the macOS version sw_vers gives, which Linux has not: set after
+    // its platform's rules.
+    let rules = dir.join("rpath-rules.cmake");
+    std::fs::write(
+        &rules,
+        "set(CMAKE_SHARED_LIBRARY_RUNTIME_C_FLAG \"-Wl,-rpath,\")\n",
+    )
+    .expect("rules");
+    let toolchain = dir.join("macos-arm64.cmake");
+    std::fs::write(
+        &toolchain,
+        format!(
+            "set(CMAKE_SYSTEM_NAME Darwin)\n\
+             set(CMAKE_SYSTEM_PROCESSOR arm64)\n\
+             set(CMAKE_C_COMPILER {})\n\
+             set(CMAKE_USER_MAKE_RULES_OVERRIDE {})\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)\n",
+            cc.display(),
+            rules.display()
+        ),
+    )
+    .expect("toolchain file");
+    toolchain
+}
+
+/// `llvm-objdump --macho` with `options` on `file`.
+fn macho(options: &[&str], file: &Path) -> String {
+    run(Command::new("llvm-objdump-19")
+        .arg("--macho")
+        .args(options)
+        .arg(file))
+}
+
+/// The macOS (arm64) build, made with zig: CMake's Apple branch installs the library as
+/// libleveldb_bloom.<version>.dylib with the install name @rpath/libleveldb_bloom.<major>.dylib, a
+/// compatibility version of <major>.<minor>.0, and the two links; it exports every function of
+/// the header; the test programs and examples/cmake-consumer's (against the install, with
+/// find_package) load it through an rpath naming its folder, or link it statically. The shim's
+/// build is refused with its reason. Nothing runs: this machine has no macOS.
+fn macos_build_install_and_consume_linked_by_zig() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-macos");
+    let (build, prefix, consumer) = (
+        work.join("build"),
+        work.join("prefix"),
+        work.join("consumer"),
+    );
+    for dir in [&prefix, &consumer] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let toolchain = format!(
+        "-DCMAKE_TOOLCHAIN_FILE={}",
+        macos_toolchain(&work.join("toolchain")).display()
+    );
+    cmake_build(&build, &[&toolchain, "-DCARGO_EXECUTABLE=cargo-zigbuild"]);
+    run(Command::new("cmake")
+        .arg("--install")
+        .arg(&build)
+        .arg("--prefix")
+        .arg(&prefix));
+
+    let (major, minor, version) = (
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION"),
+    );
+    let lib = prefix.join("lib");
+    let real = format!("libleveldb_bloom.{version}.dylib");
+    let install_name = format!("libleveldb_bloom.{major}.dylib");
+    for (link, target) in [
+        (install_name.as_str(), real.as_str()),
+        ("libleveldb_bloom.dylib", install_name.as_str()),
+    ] {
+        let found = std::fs::read_link(lib.join(link)).expect("installed symlink");
+        assert_eq!(found, Path::new(target), "{link} must point to {target}");
+    }
+    assert!(
+        lib.join("libleveldb_bloom.a").is_file(),
+        "the static library"
+    );
+    let identity = format!(
+        "@rpath/{install_name} (compatibility version {major}.{minor}.0, current version {version})"
+    );
+    let used = macho(&["--dylibs-used"], &lib.join(&real));
+    assert!(
+        used.lines()
+            .nth(1)
+            .is_some_and(|line| line.trim() == identity),
+        "the installed library must be {identity}:\n{used}"
+    );
+
+    // Every function the header declares is exported.
+    let header = std::fs::read_to_string(root().join("include/leveldb_bloom.h")).unwrap();
+    let exports = macho(&["--exports-trie"], &lib.join(&real));
+    let exported: Vec<&str> = exports
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(1)?.strip_prefix('_'))
+        .collect();
+    let declared: Vec<&str> = header
+        .lines()
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter(|line| !line.starts_with("typedef"))
+        .filter_map(|line| line.split_once('(')?.0.rsplit([' ', '*']).next())
+        .filter(|name| name.starts_with("leveldb_"))
+        .collect();
+    assert!(declared.len() > 10, "the header's functions: {declared:?}");
+    for function in &declared {
+        assert!(exported.contains(function), "{function} must be exported");
+    }
+
+    // A test program finds the library through its rpath.
+    let test_program = build.join("test_vectors-shared");
+    let loads = format!("@rpath/{install_name}");
+    assert!(macho(&["--dylibs-used"], &test_program).contains(&loads));
+    assert!(
+        macho(&["--private-headers"], &test_program)
+            .contains(&format!("path {} ", build.join("lib").display())),
+        "test_vectors-shared's rpath must name build/lib"
+    );
+
+    // The consumer project, against the install.
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(root().join("examples/cmake-consumer"))
+        .arg("-B")
+        .arg(&consumer)
+        .arg(&toolchain)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
+    run(Command::new("cmake").arg("--build").arg(&consumer));
+    let shared = consumer.join("consumer_shared");
+    assert!(macho(&["--dylibs-used"], &shared).contains(&loads));
+    assert!(
+        macho(&["--private-headers"], &shared).contains(&format!("path {} ", lib.display())),
+        "consumer_shared's rpath must name the install's lib/"
+    );
+    assert!(
+        !macho(&["--dylibs-used"], &consumer.join("consumer_static")).contains("leveldb_bloom"),
+        "consumer_static must not load the library"
+    );
+
+    // The shim needs ELF tools: refused, saying so.
+    let output = Command::new("cmake")
+        .arg("-S")
+        .arg(root())
+        .arg("-B")
+        .arg(work.join("shim"))
+        .arg(&toolchain)
+        .args([
+            "-DCARGO_EXECUTABLE=cargo-zigbuild",
+            "-DLEVELDB_BLOOM_SHIM=ON",
+        ])
+        .output()
+        .expect("cmake starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("LEVELDB_BLOOM_SHIM is for ELF platforms"),
+        "the shim's build must be refused on macOS:\n{stderr}"
     );
 }

@@ -33,9 +33,12 @@ pub enum Tool {
     RustTargets,
     /// Windows on Linux: MinGW-w64's gcc, wine and Rust's x86_64-pc-windows-gnu target.
     Wine,
+    /// macOS on Linux: zig (PyPI's ziglang, for python3) with cargo-zigbuild as the linker and C
+    /// compiler, Rust's aarch64-apple-darwin target, and LLVM 19's objdump to read Mach-O.
+    Zig,
 }
 
-const TOOLS: usize = Tool::Wine as usize + 1;
+const TOOLS: usize = Tool::Zig as usize + 1;
 
 impl Tool {
     /// Why this machine lacks the tool, with how to get it; None when it has it. Looked for once
@@ -61,6 +64,7 @@ impl Tool {
             Tool::Node => "LEVELDB_BLOOM_REQUIRE_NODE",
             Tool::RustTargets => "LEVELDB_BLOOM_REQUIRE_TARGETS",
             Tool::Wine => "LEVELDB_BLOOM_REQUIRE_WINE",
+            Tool::Zig => "LEVELDB_BLOOM_REQUIRE_ZIG",
         }
     }
 
@@ -153,9 +157,22 @@ impl Tool {
                      gcc-mingw-w64-x86-64 wine wine64; rustup target add {WINDOWS_GNU}"
                 ),
             ),
+            Tool::Zig => missing(
+                runs(Command::new("cargo-zigbuild").args(["zig", "cc", "--", "--version"]))
+                    && runs(Command::new("llvm-objdump-19").arg("--version"))
+                    && has_rust_target(APPLE_ARM),
+                format!(
+                    "zig, cargo-zigbuild, llvm-objdump-19 or Rust's {APPLE_ARM} is missing: pip \
+                     install ziglang (in a venv); cargo install cargo-zigbuild; apt-get install \
+                     llvm-19; rustup target add {APPLE_ARM}"
+                ),
+            ),
         }
     }
 }
+
+/// The Rust target of the macOS builds made with zig.
+pub const APPLE_ARM: &str = "aarch64-apple-darwin";
 
 /// The Rust target of Windows builds made with MinGW-w64 and run under wine.
 const WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";
