@@ -4,8 +4,11 @@
 import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 
+// cargo's build of the library, named as each platform names a shared library.
+const libraryFile = { win32: 'leveldb_bloom.dll', darwin: 'libleveldb_bloom.dylib' }[
+  process.platform] ?? 'libleveldb_bloom.so';
 const defaultPath = fileURLToPath(
-  new URL('../../target/release/libleveldb_bloom.so', import.meta.url));
+  new URL(`../../target/release/${libraryFile}`, import.meta.url));
 const lib = koffi.load(process.env.LEVELDB_BLOOM_LIBRARY || defaultPath);
 
 koffi.opaque('leveldb_filterpolicy_t');
