@@ -118,35 +118,72 @@ fn ctest(build: &Path, windows: bool, wrap: &mut dyn FnMut(&mut Command) -> &mut
     );
 }
 
-fn configure_build_ctest_install_and_consume() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-flow");
-    let build = work.join("build");
-    let prefix = work.join("prefix");
-    let consumer = work.join("consumer");
-    // Fresh every run.
-    for dir in [&prefix, &consumer] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    std::fs::create_dir_all(&consumer).expect("consumer folder");
+/// One platform's CMake flow in CARGO_TARGET_TMPDIR/<name>: this project's build folder, the
+/// prefix it is installed to, and the folder of the consumer's builds (examples/cmake-consumer's
+/// in build/).
+struct Flow {
+    build: PathBuf,
+    prefix: PathBuf,
+    consumer: PathBuf,
+}
 
+impl Flow {
+    /// Configures and builds this project with `options` (a toolchain file, say), with the prefix
+    /// and the consumer's folder fresh.
+    fn build(name: &str, options: &[&str]) -> Flow {
+        let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        let flow = Flow {
+            build: work.join("build"),
+            prefix: work.join("prefix"),
+            consumer: work.join("consumer"),
+        };
+        for dir in [&flow.prefix, &flow.consumer] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        std::fs::create_dir_all(&flow.consumer).expect("consumer folder");
+        cmake_build(&flow.build, options);
+        flow
+    }
+
+    fn install(&self) {
+        run(Command::new("cmake")
+            .arg("--install")
+            .arg(&self.build)
+            .arg("--prefix")
+            .arg(&self.prefix));
+    }
+
+    /// Builds examples/cmake-consumer against the install with `options`; returns its folder.
+    fn build_consumer(&self, options: &[&str]) -> PathBuf {
+        let build = self.consumer.join("build");
+        run(Command::new("cmake")
+            .arg("-S")
+            .arg(root().join("examples/cmake-consumer"))
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", self.prefix.display()))
+            .args(options));
+        run(Command::new("cmake").arg("--build").arg(&build));
+        build
+    }
+}
+
+fn configure_build_ctest_install_and_consume() {
     // This project: configure, build, test; the README's main job, the C quickstart, too.
-    cmake_build(&build, &[]);
+    let flow = Flow::build("cmake-flow", &[]);
+    let (build, prefix, consumer) = (&flow.build, &flow.prefix, &flow.consumer);
     let quickstart = run(Command::new("cmake")
         .arg("--build")
-        .arg(&build)
+        .arg(build)
         .args(["--target", "run_quickstart"]));
     assert!(
         quickstart.contains("members found:   10000 of 10000"),
         "{quickstart}"
     );
-    ctest(&build, false, &mut |cmd| cmd);
+    ctest(build, false, &mut |cmd| cmd);
 
     // Install, with the versioned soname.
-    run(Command::new("cmake")
-        .arg("--install")
-        .arg(&build)
-        .arg("--prefix")
-        .arg(&prefix));
+    flow.install();
     let lib = prefix.join("lib");
     let real = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION"));
     assert!(
@@ -168,14 +205,7 @@ fn configure_build_ctest_install_and_consume() {
     }
 
     // 1 and 2: find_package with the shared and the static target.
-    let consumer_build = consumer.join("build");
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(root().join("examples/cmake-consumer"))
-        .arg("-B")
-        .arg(&consumer_build)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
-    run(Command::new("cmake").arg("--build").arg(&consumer_build));
+    let consumer_build = flow.build_consumer(&[]);
     let (cmake_shared, cmake_static) = (
         consumer_build.join("consumer_shared"),
         consumer_build.join("consumer_static"),
@@ -183,11 +213,7 @@ fn configure_build_ctest_install_and_consume() {
 
     // pkg-config's flags name the install's folders as they are, with nothing to normalize, so
     // they can go into a program's rpath.
-    let flags = sh(
-        "pkg-config --cflags --libs leveldb_bloom",
-        &consumer,
-        &prefix,
-    );
+    let flags = sh("pkg-config --cflags --libs leveldb_bloom", consumer, prefix);
     let expected = format!(
         "-I{} -L{} -lleveldb_bloom",
         prefix.join("include").display(),
@@ -196,8 +222,8 @@ fn configure_build_ctest_install_and_consume() {
     assert_eq!(flags.trim(), expected, "pkg-config's flags");
     let libdir = sh(
         "pkg-config --variable=libdir leveldb_bloom",
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     assert_eq!(Path::new(libdir.trim()), lib, "pkg-config's libdir");
 
@@ -209,8 +235,8 @@ fn configure_build_ctest_install_and_consume() {
             "cc {main_c} $(pkg-config --cflags --libs leveldb_bloom) \
              -Wl,-rpath,\"$(pkg-config --variable=libdir leveldb_bloom)\" -o app-shared"
         ),
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     sh(
         &format!(
@@ -218,8 +244,8 @@ fn configure_build_ctest_install_and_consume() {
              -Wl,-Bstatic $(pkg-config --libs leveldb_bloom) -Wl,-Bdynamic \
              $(pkg-config --libs --static leveldb_bloom) -o app-static"
         ),
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     let (pc_shared, pc_static) = (consumer.join("app-shared"), consumer.join("app-static"));
 
@@ -287,27 +313,14 @@ fn imported_dlls(program: &Path) -> String {
 /// static library in lib/), and examples/cmake-consumer built against the install with
 /// find_package, its two programs run under wine: one imports the DLL, the other does not.
 fn windows_build_ctest_install_and_consume_under_wine() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-windows");
-    let (build, prefix, consumer) = (
-        work.join("build"),
-        work.join("prefix"),
-        work.join("consumer"),
-    );
-    for dir in [&prefix, &consumer] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
     let toolchain = format!(
         "-DCMAKE_TOOLCHAIN_FILE={}",
         root().join("cmake/mingw-w64-x86_64.cmake").display()
     );
-    cmake_build(&build, &[&toolchain]);
-    ctest(&build, true, &mut under_wine);
-
-    run(Command::new("cmake")
-        .arg("--install")
-        .arg(&build)
-        .arg("--prefix")
-        .arg(&prefix));
+    let flow = Flow::build("cmake-windows", &[&toolchain]);
+    ctest(&flow.build, true, &mut under_wine);
+    flow.install();
+    let prefix = &flow.prefix;
     for file in [
         "bin/leveldb_bloom.dll",
         "lib/libleveldb_bloom.dll.a",
@@ -326,14 +339,7 @@ fn windows_build_ctest_install_and_consume_under_wine() {
         "the shared target must name its import library:\n{package}"
     );
 
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(root().join("examples/cmake-consumer"))
-        .arg("-B")
-        .arg(&consumer)
-        .arg(&toolchain)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
-    run(Command::new("cmake").arg("--build").arg(&consumer));
+    let consumer = flow.build_consumer(&[&toolchain]);
     let (shared, statically) = (
         consumer.join("consumer_shared.exe"),
         consumer.join("consumer_static.exe"),
@@ -415,24 +421,16 @@ fn macho(options: &[&str], file: &Path) -> String {
 /// build is refused with its reason. Nothing runs: this machine has no macOS.
 fn macos_build_install_and_consume_linked_by_zig() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-macos");
-    let (build, prefix, consumer) = (
-        work.join("build"),
-        work.join("prefix"),
-        work.join("consumer"),
-    );
-    for dir in [&prefix, &consumer] {
-        let _ = std::fs::remove_dir_all(dir);
-    }
     let toolchain = format!(
         "-DCMAKE_TOOLCHAIN_FILE={}",
         macos_toolchain(&work.join("toolchain")).display()
     );
-    cmake_build(&build, &[&toolchain, "-DCARGO_EXECUTABLE=cargo-zigbuild"]);
-    run(Command::new("cmake")
-        .arg("--install")
-        .arg(&build)
-        .arg("--prefix")
-        .arg(&prefix));
+    let flow = Flow::build(
+        "cmake-macos",
+        &[&toolchain, "-DCARGO_EXECUTABLE=cargo-zigbuild"],
+    );
+    flow.install();
+    let (build, prefix) = (&flow.build, &flow.prefix);
 
     let (major, minor, version) = (
         env!("CARGO_PKG_VERSION_MAJOR"),
@@ -494,14 +492,7 @@ fn macos_build_install_and_consume_linked_by_zig() {
     );
 
     // The consumer project, against the install.
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(root().join("examples/cmake-consumer"))
-        .arg("-B")
-        .arg(&consumer)
-        .arg(&toolchain)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
-    run(Command::new("cmake").arg("--build").arg(&consumer));
+    let consumer = flow.build_consumer(&[&toolchain]);
     let shared = consumer.join("consumer_shared");
     assert!(macho(&["--dylibs-used"], &shared).contains(&loads));
     assert!(
