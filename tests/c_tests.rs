@@ -28,7 +28,8 @@ fn main() {
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
         trial!(header_compiles_as_c_and_cpp),
         trial!(readme_c_examples_compile_and_run),
-        #[cfg(unix)]
+        // Linux: LD_LIBRARY_PATH and readelf.
+        #[cfg(target_os = "linux")]
         trial!(readme_link_line_from_the_build_tree),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
@@ -177,7 +178,7 @@ fn readme_c_examples_compile_and_run() {
 /// `-Iinclude -Ltarget/release -lleveldb_bloom` and started with `LD_LIBRARY_PATH=target/release`,
 /// in a folder whose include/ is the repository's and whose target/release holds the libraries
 /// this `cargo test` built (so the block's `cargo build` line is left out).
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn readme_link_line_from_the_build_tree() {
     let block = code_blocks("sh")
         .into_iter()

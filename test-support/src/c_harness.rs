@@ -3,6 +3,7 @@
 //! linked statically and dynamically), tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and
 //! benches/vs_leveldb.rs (the benchmark against leveldb, timed).
 
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -88,7 +89,8 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         needs_leveldb: true,
         ..Program::new("benches/vs_leveldb.cc")
     };
-    let shared_library = lib_dir().join("libleveldb_bloom.so").display().to_string();
+    let shared_library = lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
+    let shared_library = shared_library.display().to_string();
     let single_query_ab = |options: &[&str]| Program {
         args: options
             .iter()
