@@ -47,7 +47,7 @@ static inline char *next_line(FILE *file, char **line, size_t *cap) {
   for (;;) {
     if (*cap - len < 2) {
       *cap = *cap < 128 ? 128 : *cap * 2;
-      *line = realloc(*line, *cap);
+      *line = (char *)realloc(*line, *cap);
       if (*line == NULL) {
         fprintf(stderr, "out of memory\n");
         exit(2);
