@@ -23,6 +23,7 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -434,6 +435,24 @@ bool selected(int argc, char **argv, const char *name) {
   return !any;
 }
 
+// How a child that did not pass ended, on standard error: its exit status or its signal.
+static void report_failed_child(const std::string &isa, bool waited, int status) {
+  if (!waited) {
+    fprintf(stderr, "%s: waitpid: %s\n", isa.c_str(), strerror(errno));
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    const char *name = sigabbrev_np(sig);  // "SEGV"
+#else
+    const char *name = nullptr;
+#endif
+    fprintf(stderr, "%s: killed by signal %d (SIG%s: %s)\n", isa.c_str(), sig, name ? name : "?",
+            strsignal(sig));
+  } else if (WIFEXITED(status)) {
+    fprintf(stderr, "%s: exit status %d\n", isa.c_str(), WEXITSTATUS(status));
+  }
+}
+
 // --isa=all: this program once per path this CPU has, slowest first, each run with `--isa=all`
 // replaced by `--isa=NAME` in a process of its own (the path is chosen once per process).
 int run_every_path(int argc, char **argv) {
@@ -447,15 +466,23 @@ int run_every_path(int argc, char **argv) {
       if (strcmp(arg, "--isa=all") == 0) arg = &isa[0];
     args.push_back(nullptr);
     fflush(stdout);
+    fflush(stderr);
     pid_t child = fork();
     if (child == 0) {
       // argv[0], not /proc/self/exe: under valgrind that names valgrind's tool, not this program.
       execvp(argv[0], args.data());
+      fprintf(stderr, "vs_leveldb: cannot run %s: %s\n", argv[0], strerror(errno));
       _exit(127);
     }
+    if (child < 0) {
+      fprintf(stderr, "%s: fork: %s\n", isa.c_str(), strerror(errno));
+      failed++;
+      continue;
+    }
     int status = 0;
-    bool ok = child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
-              WEXITSTATUS(status) == 0;
+    bool waited = waitpid(child, &status, 0) == child;
+    bool ok = waited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok) report_failed_child(isa, waited, status);
     ok ? passed++ : failed++;
   }
   printf("%d passed, %d failed\n", passed, failed);

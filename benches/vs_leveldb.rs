@@ -2,11 +2,11 @@
 //! library cargo just built and the system leveldb 1.23, and runs it: the side-by-side table of
 //! the README's "Speed" section. `cargo test` runs the same program in its --smoke mode.
 
-use std::path::Path;
 use std::process::{Command, exit};
 
 // The test programs' build and link logic, shared rather than repeated here.
 use leveldb_bloom_test_support::c_harness::{FULL, Link, build, program};
+use leveldb_bloom_test_support::tmp_dir;
 use leveldb_bloom_test_support::tools::Tool;
 
 fn main() {
@@ -20,7 +20,7 @@ fn main() {
         &program("benches/vs_leveldb.cc", FULL),
         Link::Shared,
         &["-O2"],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &tmp_dir!().program(),
     );
     // Workload names pass through; cargo's own flags (--bench) are ignored by the program.
     let status = Command::new(&exe)
@@ -29,5 +29,8 @@ fn main() {
         .env_remove("LD_LIBRARY_PATH")
         .status()
         .expect("benchmark starts");
+    if !status.success() {
+        eprintln!("{} failed: {status}", exe.display());
+    }
     exit(status.code().unwrap_or(1));
 }

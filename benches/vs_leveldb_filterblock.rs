@@ -4,11 +4,11 @@
 //! and read by leveldb's own classes and by this library, side by side. `cargo test` runs the
 //! same program in its --smoke mode.
 
-use std::path::Path;
 use std::process::{Command, exit};
 
 // The test programs' build and link logic, shared rather than repeated here.
 use leveldb_bloom_test_support::c_harness::{FULL, Link, build, program};
+use leveldb_bloom_test_support::tmp_dir;
 use leveldb_bloom_test_support::tools::Tool;
 
 fn main() {
@@ -24,7 +24,7 @@ fn main() {
         &program("benches/vs_leveldb_filterblock.cc", FULL),
         Link::Shared,
         &["-O2"],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
+        &tmp_dir!().program(),
     );
     let status = Command::new(&exe)
         .args(std::env::args().skip(1).filter(|arg| arg == "--smoke"))
@@ -32,5 +32,8 @@ fn main() {
         .env_remove("LD_LIBRARY_PATH")
         .status()
         .expect("benchmark starts");
+    if !status.success() {
+        eprintln!("{} failed: {status}", exe.display());
+    }
     exit(status.code().unwrap_or(1));
 }

@@ -127,7 +127,13 @@ typedef struct leveldb_filterpolicy_t leveldb_filterpolicy_t;
  size_;`), so the C++ shim passes leveldb's array of keys as it is, without copying.
  */
 typedef struct {
+  /*
+   The key's first byte; NULL is allowed with `size` 0.
+   */
   const char *data;
+  /*
+   The key's length in bytes.
+   */
   size_t size;
 } leveldb_bloom_slice_t;
 
@@ -281,9 +287,10 @@ void leveldb_filterblock_builder_destroy(leveldb_filterblock_builder_t *builder)
  empty.
 
  Returns 1 on success. Returns 0, leaving the builder unchanged, for: a NULL or finished
- builder; a `block_offset` in an earlier 2 KB range than the previous call's (leveldb
- asserts); memory running out (an offset far out needs 4 bytes per 2 KB skipped); a custom
- policy's `create_filter` returning NULL.
+ builder; a `block_offset` past 2^63 - 1, the largest file offset (refused before anything is
+ allocated); one in an earlier 2 KB range than the previous call's (leveldb asserts); memory
+ running out (an offset far out needs 4 bytes per 2 KB skipped); a custom policy's
+ `create_filter` returning NULL.
 
  # Threads
  One thread at a time per builder.

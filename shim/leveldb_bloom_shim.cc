@@ -5,6 +5,8 @@
 //
 // Like leveldb it throws nothing (it builds with -fno-exceptions), and it takes leveldb's RTTI
 // setting: with RTTI on, its policy's type information refers to leveldb's for FilterPolicy.
+// The preload library compiles it once per C++ string ABI, each copy's factory under a C name of
+// its own (LEVELDB_BLOOM_SHIM_POLICY_FACTORY), and chooses per caller (leveldb_bloom_preload.cc).
 
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
@@ -76,15 +78,25 @@ class BloomFilterPolicy final : public leveldb::FilterPolicy {
   const int bits_per_key_;
 };
 
-}  // namespace
-
-namespace leveldb {
-
-// Exported even from a build with hidden visibility, such as leveldb's shared library.
-__attribute__((visibility("default"))) const FilterPolicy* NewBloomFilterPolicy(int bits_per_key) {
+const leveldb::FilterPolicy* NewPolicy(int bits_per_key) {
   static const bool layout_ok = SliceIsDataThenSize();
   if (!layout_ok) Fail("leveldb::Slice is not {data, size}; rebuild the shim");
   return new BloomFilterPolicy(bits_per_key);
 }
 
+}  // namespace
+
+#ifdef LEVELDB_BLOOM_SHIM_POLICY_FACTORY
+extern "C" const leveldb::FilterPolicy* LEVELDB_BLOOM_SHIM_POLICY_FACTORY(int bits_per_key) {
+  return NewPolicy(bits_per_key);
+}
+#else
+namespace leveldb {
+
+// Exported even from a build with hidden visibility, such as leveldb's shared library.
+__attribute__((visibility("default"))) const FilterPolicy* NewBloomFilterPolicy(int bits_per_key) {
+  return NewPolicy(bits_per_key);
+}
+
 }  // namespace leveldb
+#endif

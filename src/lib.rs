@@ -35,6 +35,9 @@ mod no_unwind;
 // The Rust API.
 mod filter_block;
 mod policy;
+// rusty-leveldb's FilterPolicy for BloomPolicy.
+#[cfg(feature = "rusty-leveldb")]
+mod rusty;
 // The C ABI.
 pub mod ffi;
 // Every path through every layer against the oracle and leveldb's vectors.
@@ -42,7 +45,7 @@ pub mod ffi;
 mod path_tests;
 
 pub use filter_block::{
-    BlockKeys, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+    BlockKeys, BlockKeysIter, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
 };
 pub use format::POLICY_NAME;
 pub use policy::{BloomPolicy, isa, key_may_match, key_may_match_batch};

@@ -35,6 +35,7 @@ impl BloomPolicy {
         }
     }
 
+    /// The bits per key it was made with.
     #[must_use]
     pub fn bits_per_key(&self) -> u32 {
         self.bits_per_key
@@ -46,6 +47,7 @@ impl BloomPolicy {
         self.num_probes
     }
 
+    /// The name leveldb records with the filters ([`POLICY_NAME`](crate::POLICY_NAME)).
     #[must_use]
     pub fn name(&self) -> &'static str {
         POLICY_NAME
@@ -69,11 +71,19 @@ impl BloomPolicy {
     /// # Panics
     /// If the filter does not fit in memory; see [`BloomPolicy::try_create_filter`].
     pub fn create_filter<K: AsRef<[u8]>>(&self, keys: &[K], dst: &mut Vec<u8>) {
-        if let Err(err) = self.try_create_filter(keys, dst) {
-            panic!(
-                "bloom filter for {} keys does not fit in memory: {err}",
-                keys.len()
-            );
+        self.append_filter(keys.iter().map(AsRef::as_ref), dst);
+    }
+
+    /// [`BloomPolicy::create_filter`] for keys from any iterator that knows how many it holds,
+    /// read where they lie (rusty-leveldb's keys end to end, src/rusty.rs).
+    pub(crate) fn append_filter<'k>(
+        &self,
+        keys: impl ExactSizeIterator<Item = &'k [u8]>,
+        dst: &mut Vec<u8>,
+    ) {
+        let num_keys = keys.len();
+        if let Err(err) = self.try_append_filter(keys, dst) {
+            panic!("bloom filter for {num_keys} keys does not fit in memory: {err}");
         }
     }
 
@@ -87,12 +97,21 @@ impl BloomPolicy {
         keys: &[K],
         dst: &mut Vec<u8>,
     ) -> Result<(), TryReserveError> {
+        self.try_append_filter(keys.iter().map(AsRef::as_ref), dst)
+    }
+
+    /// [`BloomPolicy::try_create_filter`] for keys from any iterator that knows how many it holds.
+    fn try_append_filter<'k>(
+        &self,
+        keys: impl ExactSizeIterator<Item = &'k [u8]>,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), TryReserveError> {
         // A length past the address space cannot be reserved either: let try_reserve say so.
         let len = self.filter_len(keys.len()).unwrap_or(usize::MAX);
         dst.try_reserve_exact(len)?;
         let start = dst.len();
         dst.resize(start + len, 0);
-        self.fill_filter(keys.iter().map(AsRef::as_ref), &mut dst[start..]);
+        self.fill_filter(keys, &mut dst[start..]);
         Ok(())
     }
 
@@ -126,6 +145,10 @@ impl BloomPolicy {
     }
 
     /// [`BloomPolicy::key_may_match`] for many keys against one filter; see [`key_may_match_batch`].
+    ///
+    /// # Panics
+    /// If `results` is not as long as `keys`, as every batch query of this crate.
+    #[track_caller]
     pub fn key_may_match_batch<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
@@ -149,10 +172,21 @@ pub fn key_may_match(key: &[u8], filter: &[u8]) -> bool {
 /// large filter, their cache misses overlap.
 ///
 /// # Panics
-/// If `results` is not as long as `keys`.
+/// If `results` is not as long as `keys`, as every batch query of this crate.
+#[track_caller]
 pub fn key_may_match_batch<K: AsRef<[u8]>>(keys: &[K], filter: &[u8], results: &mut [bool]) {
-    assert_eq!(keys.len(), results.len(), "one result per key");
+    check_one_result_per_key(keys.len(), results.len());
     bulk::may_match_batch(Isa::best(), keys.iter().map(AsRef::as_ref), filter, results);
+}
+
+/// The panic of every batch query given a results slice of another length than its keys, which
+/// names the caller's line.
+#[track_caller]
+pub(crate) fn check_one_result_per_key(keys: usize, results: usize) {
+    assert!(
+        keys == results,
+        "key_may_match_batch: {keys} keys but {results} results; it needs one result per key"
+    );
 }
 
 /// The kernels this process runs, chosen once at first use: `"avx512"`, `"avx2"` or

@@ -1,18 +1,20 @@
 //! Compiles the C and C++ programs in c_tests/ against the library cargo just built, links each
 //! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
-//! 0 failed" line and the path it was given.
+//! 0 failed" line and the path it was given. Each trial builds in its own folder.
 
-use std::path::Path;
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, command, program, programs, run, run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, command, program, programs, run,
+    run_on,
 };
-use leveldb_bloom_test_support::isa;
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
+use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -53,9 +55,8 @@ fn build_and_run_both(source: &str) {
         .filter(|program| program.source == source)
         .collect();
     assert!(!runs.is_empty(), "{source} is not in the program list");
-    for program in runs {
-        for link in [Link::Static, Link::Shared] {
-            let exe = build(&program, link, &[], Path::new(env!("CARGO_TARGET_TMPDIR")));
+    for link in [Link::Static, Link::Shared] {
+        for (program, exe) in build_each(runs.clone(), link, &[], &tmp_dir!().trial()) {
             for path in isa::up_to(leveldb_bloom::isa()) {
                 run_on(path, command(&program, &exe));
             }
@@ -110,7 +111,7 @@ fn one_file_includes_leveldb_c_h_and_our_header() {
 /// The header compiles on its own as C89 and later C, and as C++98 and later, with every warning
 /// an error.
 fn header_compiles_as_c_and_cpp() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp_dir!().trial();
     for (compiler, std, file) in [
         ("cc", "-std=c89", "header_only.c"),
         ("cc", "-std=c11", "header_only.c"),
@@ -123,22 +124,22 @@ fn header_compiles_as_c_and_cpp() {
             "#include \"leveldb_bloom.h\"\n#include \"leveldb_bloom.h\"\n",
         )
         .unwrap();
-        let status = Command::new(compiler)
-            .args([
-                std,
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                "-pedantic",
-                "-fsyntax-only",
-            ])
-            .arg(format!("-I{}", root().join("include").display()))
-            .arg(&source)
-            .status()
-            .expect("compiler starts");
+        let mut cmd = Command::new(compiler);
+        cmd.args([
+            std,
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-fsyntax-only",
+        ])
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(&source);
+        let output = process::output(&mut cmd);
         assert!(
-            status.success(),
-            "{compiler} {std} rejects include/leveldb_bloom.h"
+            output.status.success(),
+            "{compiler} {std} rejects include/leveldb_bloom.h: {}",
+            output.status
         );
     }
 }
@@ -147,37 +148,30 @@ fn header_compiles_as_c_and_cpp() {
 fn readme_c_examples_compile_and_run() {
     let blocks = code_blocks("c");
     assert!(!blocks.is_empty(), "the README has no C example");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp_dir!().trial();
     for (i, block) in blocks.iter().enumerate() {
         let source = dir.join(format!("readme_example_{i}.c"));
         std::fs::write(&source, block).unwrap();
         let exe = dir.join(format!("readme_example_{i}"));
-        let status = Command::new("cc")
-            .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
-            .arg(format!("-I{}", root().join("include").display()))
-            .arg(&source)
-            .arg(lib_dir().join("libleveldb_bloom.a"))
-            .args(NATIVE_STATIC_LIBS.split_whitespace())
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .expect("cc starts");
-        assert!(status.success(), "README C example {i} does not compile");
-        let output = Command::new(&exe)
-            .env_remove("LD_LIBRARY_PATH")
-            .output()
-            .expect("example runs");
-        assert!(
-            output.status.success(),
-            "README C example {i} fails: {output:?}"
+        process::run(
+            Command::new("cc")
+                .args(["-std=c11", "-Wall", "-Wextra", "-Werror"])
+                .arg(format!("-I{}", root().join("include").display()))
+                .arg(&source)
+                .arg(lib_dir().join("libleveldb_bloom.a"))
+                .args(NATIVE_STATIC_LIBS.split_whitespace())
+                .arg("-o")
+                .arg(&exe),
         );
+        process::run(Command::new(&exe).env_remove("LD_LIBRARY_PATH"));
     }
 }
 
 /// The README's link line from the build tree, run as written: its C example compiled with
 /// `-Iinclude -Ltarget/release -lleveldb_bloom` and started with `LD_LIBRARY_PATH=target/release`,
 /// in a folder whose include/ is the repository's and whose target/release holds the libraries
-/// this `cargo test` built (so the block's `cargo build` line is left out).
+/// this `cargo test` built (so the block's `cargo build` line is left out); then its static line
+/// with `cc -static`, which must give a program with no dynamic section.
 #[cfg(target_os = "linux")]
 fn readme_link_line_from_the_build_tree() {
     let block = code_blocks("sh")
@@ -193,8 +187,7 @@ fn readme_link_line_from_the_build_tree() {
         .next()
         .expect("the README has a C example");
 
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-link-line");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh(tmp_dir!().trial().join("readme-link-line"));
     let release = dir.join("target/release");
     std::fs::create_dir_all(&release).unwrap();
     std::os::unix::fs::symlink(root().join("include"), dir.join("include")).unwrap();
@@ -203,52 +196,48 @@ fn readme_link_line_from_the_build_tree() {
     }
     std::fs::write(dir.join("app.c"), example).unwrap();
 
-    let output = Command::new("sh")
-        .arg("-ec")
-        .arg(script.join("\n"))
-        .current_dir(&dir)
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .expect("sh starts");
-    assert!(
-        output.status.success(),
-        "the README's link line fails: {output:?}"
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let sh = |script: &str| {
+        process::run(
+            Command::new("sh")
+                .arg("-ec")
+                .arg(script)
+                .current_dir(&dir)
+                .env_remove("LD_LIBRARY_PATH"),
+        )
+    };
+    let stdout = sh(&script.join("\n"));
     assert!(stdout.contains("banana may match: 1"), "{stdout}");
-    let dynamic = Command::new("readelf")
-        .args(["-d", "app"])
-        .current_dir(&dir)
-        .output()
-        .expect("readelf starts");
+    let dynamic = process::run(
+        Command::new("readelf")
+            .args(["-d", "app"])
+            .current_dir(&dir),
+    );
     assert!(
-        String::from_utf8_lossy(&dynamic.stdout).contains("[libleveldb_bloom.so]"),
+        dynamic.contains("[libleveldb_bloom.so]"),
         "the program must load libleveldb_bloom.so"
+    );
+
+    let static_line = script
+        .iter()
+        .find(|line| line.starts_with("cc ") && line.contains("libleveldb_bloom.a"))
+        .expect("the block links the static library");
+    let fully_static = static_line
+        .replacen("cc ", "cc -static ", 1)
+        .replace("-o app-static", "-o app-fully-static");
+    let stdout = sh(&format!(
+        "{fully_static}\n./app-fully-static\nreadelf -d app-fully-static"
+    ));
+    assert!(
+        stdout.contains("banana may match: 1") && stdout.contains("There is no dynamic section"),
+        "`{fully_static}`: {stdout}"
     );
 }
 
 /// The committed vectors are exactly what leveldb produces through tools/gen_vectors.cc now.
 fn committed_vectors_regenerate_from_leveldb() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-vectors");
-    std::fs::create_dir_all(&dir).unwrap();
-    let generator = dir.join("gen_vectors");
-    let status = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(root().join("tools/gen_vectors.cc"))
-        .arg("-o")
-        .arg(&generator)
-        .arg("-lleveldb")
-        .status()
-        .expect("c++ starts");
-    assert!(status.success(), "tools/gen_vectors.cc does not compile");
-    assert!(
-        Command::new(&generator)
-            .arg(&dir)
-            .status()
-            .unwrap()
-            .success(),
-        "gen_vectors failed"
-    );
+    let dir = tmp_dir!().trial();
+    let generator = build_tool("gen_vectors", &[], &["-lleveldb"], &dir);
+    process::run(Command::new(&generator).arg(&dir));
     for file in ["build.txt", "match.txt"] {
         let committed = std::fs::read(root().join("vectors").join(file)).unwrap();
         let regenerated = std::fs::read(dir.join(file)).unwrap();
@@ -272,21 +261,31 @@ fn filter_block_benchmark_against_leveldb_checks_pass() {
     build_and_run_both("benches/vs_leveldb_filterblock.cc");
 }
 
-/// The benchmark's --isa=all: it runs each path this CPU has in turn, slowest first.
+/// The benchmark's --isa=all: it runs each path this CPU has in turn, slowest first, each in a
+/// process of its own started from its argv[0]; where that names no program, it says so.
 fn benchmark_runs_every_path_in_turn() {
     let mut program = program("benches/vs_leveldb.cc", FULL);
     program.args.push("--isa=all".into());
-    let exe = build(
-        &program,
-        Link::Static,
-        &[],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-    );
+    let exe = build(&program, Link::Static, &[], &tmp_dir!().trial());
     let stdout = run(command(&program, &exe));
     let reported = isa::reported(&stdout);
     let mut paths = reported.clone();
     paths.dedup();
     assert_eq!(paths, isa::up_to(leveldb_bloom::isa()), "{reported:?}");
+
+    let missing = exe.with_file_name("no-such-program");
+    let mut cmd = command(&program, &exe);
+    cmd.arg0(&missing);
+    let output = process::output(&mut cmd);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{}", output.status);
+    assert!(
+        stderr.contains(&format!(
+            "cannot run {}: No such file or directory",
+            missing.display()
+        )),
+        "{stderr}"
+    );
 }
 
 /// The single-query A/B tool (benches/single_query_ab.c) at tiny sizes, the library against
@@ -297,7 +296,9 @@ fn single_query_ab_tool_checks_pass() {
 }
 
 /// The system libraries the static library needs on the target these tests are built for are
-/// exactly what rustc says.
+/// what rustc says less `-lgcc_s`. rustc names libgcc_s for its unwinder, which has no static
+/// archive, so `cc -static` cannot link with it; the compiler driver links the unwinder itself,
+/// libgcc_s (as needed) into a dynamic program and libgcc_eh into a static one.
 fn native_static_libs_are_pinned() {
     check_pinned(TARGET, NATIVE_STATIC_LIBS);
 }
@@ -315,27 +316,30 @@ fn native_static_libs_are_pinned_for_every_target() {
 }
 
 /// `pinned` is what rustc's `--print native-static-libs` says for a build of the library for
-/// `target` (cargo builds into a folder of its own: the test's own target folder is locked), and
-/// docs/PLATFORMS.md states it.
+/// `target` less `-lgcc_s` (cargo builds into a folder of its own, shared by the two tests: the
+/// test's own target folder is locked), and docs/PLATFORMS.md states it.
 fn check_pinned(target: &str, pinned: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["rustc", "--locked", "--lib", "--crate-type", "staticlib"])
-        .args(["--target", target, "--target-dir"])
-        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("native-static-libs"))
-        .args(["--", "--print", "native-static-libs"])
-        .current_dir(root())
-        .output()
-        .expect("cargo starts");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "cargo rustc failed:\n{stderr}");
+    let (_, stderr) = process::run_with_errors(
+        Command::new(cargo)
+            .args(["rustc", "--locked", "--lib", "--crate-type", "staticlib"])
+            .args(["--target", target, "--target-dir"])
+            .arg(tmp_dir!().cargo_target("native-static-libs"))
+            .args(["--", "--print", "native-static-libs"])
+            .current_dir(root()),
+    );
     let printed = stderr
         .lines()
         .find_map(|line| line.strip_prefix("note: native-static-libs: "))
         .unwrap_or_else(|| panic!("no native-static-libs note in:\n{stderr}"));
+    let without_gcc_s: Vec<&str> = printed
+        .split_whitespace()
+        .filter(|lib| *lib != "-lgcc_s")
+        .collect();
     let pinned = pinned.trim();
     assert_eq!(
-        printed, pinned,
+        without_gcc_s.join(" "),
+        pinned,
         "{target}: update cmake/native-static-libs/{target}.txt and docs/PLATFORMS.md"
     );
     let platforms = std::fs::read_to_string(root().join("docs/PLATFORMS.md")).expect("PLATFORMS");

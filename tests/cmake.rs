@@ -2,7 +2,10 @@
 //! configure, build and ctest this project and run its quickstart; install it to a temporary
 //! prefix; build the downstream project in examples/cmake-consumer against that install with the
 //! shared and the static target, and plain C with pkg-config, shared and static; run all four
-//! programs and check with readelf which library each one needs.
+//! programs and check with readelf which library each one needs. Then the static target and
+//! pkg-config's static flags with `-static`, each a program with no dynamic section; and the
+//! package refusing a version it is not compatible with. And with no C++ compiler on `PATH`: the
+//! README's main job, and a C-only project adding this one with `add_subdirectory`.
 //!
 //! Then the same for Windows, built with MinGW-w64 and run under wine: ctest, the install (the
 //! DLL in bin/, its import library and the static library in lib/) and the consumer project.
@@ -16,18 +19,22 @@
 
 mod cmake_support;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use cmake_support::{cmake_build, dynamic_section, run};
+use cmake_support::{cargo_options, cmake_build, dynamic_section};
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tools::Tool;
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
         trial!(configure_build_ctest_install_and_consume, Cmake),
+        trial!(main_job_and_add_subdirectory_need_no_cpp_compiler, Cmake),
         trial!(
             windows_build_ctest_install_and_consume_under_wine,
             Cmake,
@@ -59,6 +66,47 @@ fn run_consumer(program: &Path) {
         "{}: {stdout}",
         program.display()
     );
+}
+
+/// Runs a consumer program linked with `-static`, which must have no dynamic section at all.
+fn run_fully_static_consumer(program: &Path) {
+    run_consumer(program);
+    assert!(
+        dynamic_section(program).contains("There is no dynamic section"),
+        "{} must need no shared library",
+        program.display()
+    );
+}
+
+/// Writes a C project named `name` in `dir`, made afresh: CMake's first two lines, then `body`,
+/// where `MAIN_C` stands for the consumer example's program.
+fn write_c_project(dir: &Path, name: &str, body: &str) {
+    let dir = fresh(dir.to_path_buf());
+    let main_c = root().join("examples/cmake-consumer/main.c");
+    let main_c = format!("\"{}\"", main_c.display());
+    std::fs::write(
+        dir.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.25)\nproject({name} LANGUAGES C)\n{}",
+            body.replace("MAIN_C", &main_c)
+        ),
+    )
+    .expect("CMakeLists.txt written");
+}
+
+/// The versions the package must accept and refuse: its own major.minor, and the one before,
+/// which under 0.x is the previous minor (a 0.x minor may break the one before it).
+fn accepted_and_refused_versions() -> (String, String) {
+    let major: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
+    let minor: u32 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
+    let refused = match major {
+        0 => format!(
+            "0.{}",
+            minor.checked_sub(1).expect("a 0.x version past 0.0")
+        ),
+        _ => format!("{}.0", major - 1),
+    };
+    (format!("{major}.{minor}"), refused)
 }
 
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for
@@ -118,9 +166,8 @@ fn ctest(build: &Path, windows: bool, wrap: &mut dyn FnMut(&mut Command) -> &mut
     );
 }
 
-/// One platform's CMake flow in CARGO_TARGET_TMPDIR/<name>: this project's build folder, the
-/// prefix it is installed to, and the folder of the consumer's builds (examples/cmake-consumer's
-/// in build/).
+/// One platform's CMake flow in the trial's folder: this project's build folder, the prefix it is
+/// installed to, and the folder of the consumer's builds (examples/cmake-consumer's in build/).
 struct Flow {
     build: PathBuf,
     prefix: PathBuf,
@@ -130,17 +177,13 @@ struct Flow {
 impl Flow {
     /// Configures and builds this project with `options` (a toolchain file, say), with the prefix
     /// and the consumer's folder fresh.
-    fn build(name: &str, options: &[&str]) -> Flow {
-        let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    fn build(options: &[&str]) -> Flow {
+        let work = tmp_dir!().trial();
         let flow = Flow {
             build: work.join("build"),
-            prefix: work.join("prefix"),
-            consumer: work.join("consumer"),
+            prefix: fresh(work.join("prefix")),
+            consumer: fresh(work.join("consumer")),
         };
-        for dir in [&flow.prefix, &flow.consumer] {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        std::fs::create_dir_all(&flow.consumer).expect("consumer folder");
         cmake_build(&flow.build, options);
         flow
     }
@@ -170,7 +213,7 @@ impl Flow {
 
 fn configure_build_ctest_install_and_consume() {
     // This project: configure, build, test; the README's main job, the C quickstart, too.
-    let flow = Flow::build("cmake-flow", &[]);
+    let flow = Flow::build(&[]);
     let (build, prefix, consumer) = (&flow.build, &flow.prefix, &flow.consumer);
     let quickstart = run(Command::new("cmake")
         .arg("--build")
@@ -266,6 +309,141 @@ fn configure_build_ctest_install_and_consume() {
             program.display()
         );
     }
+
+    // Fully static: pkg-config's static flags with -static, then the static target with it, in
+    // a project asking for this version; asking for the one before, the package refuses.
+    sh(
+        &format!(
+            "cc -static {main_c} $(pkg-config --cflags --libs --static leveldb_bloom) \
+             -o app-fully-static"
+        ),
+        consumer,
+        prefix,
+    );
+    run_fully_static_consumer(&consumer.join("app-fully-static"));
+    // The package asked for version ${WANTED}, the program linked with the static target.
+    let project = consumer.join("fully-static");
+    write_c_project(
+        &project,
+        "fully_static",
+        "find_package(leveldb_bloom ${WANTED} REQUIRED)\n\
+         add_executable(consumer_fully_static MAIN_C)\n\
+         target_link_libraries(consumer_fully_static PRIVATE leveldb_bloom::leveldb_bloom_static)\n\
+         target_link_options(consumer_fully_static PRIVATE -static)\n",
+    );
+    let (accepted, refused) = accepted_and_refused_versions();
+    let configure = |wanted: &str, build: &Path| {
+        let mut cmd = Command::new("cmake");
+        cmd.arg("-S")
+            .arg(&project)
+            .arg("-B")
+            .arg(build)
+            .arg(format!("-DWANTED={wanted}"))
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()));
+        cmd
+    };
+    let build = consumer.join("fully-static-build");
+    run(&mut configure(&accepted, &build));
+    run(Command::new("cmake").arg("--build").arg(&build));
+    run_fully_static_consumer(&build.join("consumer_fully_static"));
+    let refusal = process::output(&mut configure(&refused, &consumer.join("refused-build")));
+    let stderr = String::from_utf8_lossy(&refusal.stderr);
+    assert!(
+        !refusal.status.success()
+            && stderr.contains(&format!("compatible with requested version \"{refused}\"")),
+        "find_package(leveldb_bloom {refused}) must refuse {}: {stderr}",
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
+/// A folder of links to every program on `PATH` but the C++ compilers (every name with `++`:
+/// c++, g++, g++-12, x86_64-linux-gnu-g++, clang++...), for a `PATH` of its own.
+fn path_without_cpp_compilers(dir: &Path) -> std::ffi::OsString {
+    let dir = fresh(dir.to_path_buf());
+    let path = std::env::var_os("PATH").expect("PATH");
+    for folder in std::env::split_paths(&path) {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let link = dir.join(&name);
+            if name.to_string_lossy().contains("++") || link.symlink_metadata().is_ok() {
+                continue;
+            }
+            std::os::unix::fs::symlink(entry.path(), link).expect("link");
+        }
+    }
+    std::env::join_paths([dir]).expect("PATH")
+}
+
+/// The README's main job on a machine with cmake, cargo and a C compiler but no C++ compiler,
+/// and a C-only project adding this one with add_subdirectory there: CMake must not look for
+/// one. cargo and its target folder are the other CMake tests', so the crate is built once.
+fn main_job_and_add_subdirectory_need_no_cpp_compiler() {
+    let work = tmp_dir!().trial();
+    let path = path_without_cpp_compilers(&work.join("bin"));
+    let found = process::output(
+        Command::new("sh")
+            .args(["-c", "command -v c++ g++ clang++"])
+            .env("PATH", &path),
+    );
+    assert!(
+        found.stdout.is_empty(),
+        "a C++ compiler is still on PATH: {found:?}"
+    );
+    let cmake = |args: &[&OsStr]| {
+        let mut cmd = Command::new("cmake");
+        cmd.args(args).env("PATH", &path).env_remove("CXX");
+        run(&mut cmd)
+    };
+    let configure = |source: &Path, build: &Path| {
+        let _ = std::fs::remove_dir_all(build);
+        let options = cargo_options();
+        let [cargo, cargo_target] = options.each_ref().map(OsStr::new);
+        cmake(&[
+            "-S".as_ref(),
+            source.as_ref(),
+            "-B".as_ref(),
+            build.as_ref(),
+            cargo,
+            cargo_target,
+        ])
+    };
+
+    // cmake -S . -B build && cmake --build build --target run_quickstart
+    let build = work.join("build");
+    configure(root(), &build);
+    let quickstart = cmake(&[
+        "--build".as_ref(),
+        build.as_ref(),
+        "--target".as_ref(),
+        "run_quickstart".as_ref(),
+    ]);
+    assert!(
+        quickstart.contains("members found:   10000 of 10000"),
+        "{quickstart}"
+    );
+
+    // A C-only project with this one in a subfolder, both targets linked.
+    let project = work.join("c-only");
+    write_c_project(
+        &project,
+        "c_only",
+        &format!(
+            "add_subdirectory(\"{}\" leveldb_bloom)\n\
+             add_executable(consumer_shared MAIN_C)\n\
+             target_link_libraries(consumer_shared PRIVATE leveldb_bloom::leveldb_bloom)\n\
+             add_executable(consumer_static MAIN_C)\n\
+             target_link_libraries(consumer_static PRIVATE leveldb_bloom::leveldb_bloom_static)\n",
+            root().display()
+        ),
+    );
+    let project_build = project.join("build");
+    configure(&project, &project_build);
+    cmake(&["--build".as_ref(), project_build.as_ref()]);
+    run_consumer(&project_build.join("consumer_shared"));
+    run_consumer(&project_build.join("consumer_static"));
 }
 
 /// Windows programs run under wine with a prefix of their own, and find DLLs on WINEPATH: the
@@ -273,19 +451,18 @@ fn configure_build_ctest_install_and_consume() {
 /// which Rust's standard library calls) and MinGW's own (libwinpthread-1.dll, for POSIX threads).
 fn under_wine(cmd: &mut Command) -> &mut Command {
     static STAND_IN: OnceLock<PathBuf> = OnceLock::new();
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let program = tmp_dir!().program();
     let stand_in = STAND_IN.get_or_init(|| {
-        let dir = tmp.join("wine-stand-in");
-        std::fs::create_dir_all(&dir).expect("stand-in folder");
+        let dir = fresh(program.join("wine-stand-in"));
         run(Command::new("x86_64-w64-mingw32-gcc")
             .args(["-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-o"])
-            .arg(dir.join("bcryptprimitives.dll"))
+            .arg(claim(dir.join("bcryptprimitives.dll")))
             .arg(root().join("tests/wine/bcryptprimitives.c"))
             .arg("-lbcrypt"));
         dir
     });
     let windows_path = |dir: &Path| format!("Z:{}", dir.display()).replace('/', "\\");
-    cmd.env("WINEPREFIX", tmp.join("wine"))
+    cmd.env("WINEPREFIX", program.join("wine"))
         .env("WINEDEBUG", "-all")
         .env(
             "WINEPATH",
@@ -317,7 +494,7 @@ fn windows_build_ctest_install_and_consume_under_wine() {
         "-DCMAKE_TOOLCHAIN_FILE={}",
         root().join("cmake/mingw-w64-x86_64.cmake").display()
     );
-    let flow = Flow::build("cmake-windows", &[&toolchain]);
+    let flow = Flow::build(&[&toolchain]);
     ctest(&flow.build, true, &mut under_wine);
     flow.install();
     let prefix = &flow.prefix;
@@ -420,15 +597,12 @@ fn macho(options: &[&str], file: &Path) -> String {
 /// find_package) load it through an rpath naming its folder, or link it statically. The shim's
 /// build is refused with its reason. Nothing runs: this machine has no macOS.
 fn macos_build_install_and_consume_linked_by_zig() {
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-macos");
+    let work = tmp_dir!().trial();
     let toolchain = format!(
         "-DCMAKE_TOOLCHAIN_FILE={}",
         macos_toolchain(&work.join("toolchain")).display()
     );
-    let flow = Flow::build(
-        "cmake-macos",
-        &[&toolchain, "-DCARGO_EXECUTABLE=cargo-zigbuild"],
-    );
+    let flow = Flow::build(&[&toolchain, "-DCARGO_EXECUTABLE=cargo-zigbuild"]);
     flow.install();
     let (build, prefix) = (&flow.build, &flow.prefix);
 
@@ -505,18 +679,18 @@ fn macos_build_install_and_consume_linked_by_zig() {
     );
 
     // The shim needs ELF tools: refused, saying so.
-    let output = Command::new("cmake")
-        .arg("-S")
-        .arg(root())
-        .arg("-B")
-        .arg(work.join("shim"))
-        .arg(&toolchain)
-        .args([
-            "-DCARGO_EXECUTABLE=cargo-zigbuild",
-            "-DLEVELDB_BLOOM_SHIM=ON",
-        ])
-        .output()
-        .expect("cmake starts");
+    let output = process::output(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(root())
+            .arg("-B")
+            .arg(work.join("shim"))
+            .arg(&toolchain)
+            .args([
+                "-DCARGO_EXECUTABLE=cargo-zigbuild",
+                "-DLEVELDB_BLOOM_SHIM=ON",
+            ]),
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !output.status.success() && stderr.contains("LEVELDB_BLOOM_SHIM is for ELF platforms"),

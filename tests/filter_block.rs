@@ -1,6 +1,7 @@
 //! leveldb's filter blocks through the Rust API: every vector leveldb 1.23's FilterBlockBuilder
 //! and FilterBlockReader made (vectors/filterblock.txt), with the bloom policy and the vectors'
-//! custom one.
+//! custom one; policies behind pointers, batch queries of any kind of key, and the one panic of
+//! every batch query given results of the wrong length.
 
 use leveldb_bloom::{
     BlockKeys, BloomPolicy, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
@@ -89,14 +90,135 @@ fn blocks_and_answers_equal_leveldb() {
 }
 
 #[test]
-fn a_policy_behind_a_reference_builds_the_same_block() {
+fn policies_behind_pointers_build_and_read_as_the_policy() {
+    use std::rc::Rc;
+    use std::sync::Arc;
+
     let calls = [
         Call::StartBlock(0),
         Call::AddKey(b"k".to_vec()),
         Call::StartBlock(5000),
+        Call::AddKey(b"l".to_vec()),
     ];
-    let policy: &dyn FilterPolicy = &BloomPolicy::new(10);
-    assert_eq!(build(policy, &calls), build(BloomPolicy::new(10), &calls));
+    let bloom = BloomPolicy::new(10);
+    let expected = build(bloom, &calls);
+    let boxed: Box<dyn FilterPolicy + Send + Sync> = Box::new(bloom);
+    let (reference, of_reference) = (&bloom, &&bloom);
+    let blocks = [
+        build(reference, &calls),
+        build(of_reference, &calls),
+        build(&bloom as &dyn FilterPolicy, &calls),
+        build(Box::new(bloom), &calls),
+        build(&boxed, &calls),
+        build(boxed, &calls),
+        build(Rc::new(bloom), &calls),
+        build(Arc::new(bloom), &calls),
+        build(Arc::new(TestPolicy) as Arc<dyn FilterPolicy>, &calls),
+    ];
+    assert!(blocks[..8].iter().all(|block| *block == expected));
+    assert_eq!(blocks[8], build(TestPolicy, &calls));
+    // A builder and readers sharing one policy, as threads would.
+    let shared = Arc::new(bloom);
+    let builder = FilterBlockBuilder::new(Arc::clone(&shared));
+    assert_eq!(builder.finish().unwrap(), build(bloom, &[]));
+    let reader = FilterBlockReader::new(Arc::clone(&shared), &expected);
+    let mut results = [false; 2];
+    reader.key_may_match_batch(&[0, 4096], &[b"k", b"l"], &mut results);
+    assert_eq!(results, [true, true]);
+}
+
+#[test]
+fn batch_queries_take_keys_of_any_kind() {
+    // One filter of 1,000 keys, so that a run of the batch is longer than the reader's stack.
+    let keys: Vec<Vec<u8>> = (0..1000u32)
+        .map(|i| format!("key {i}").into_bytes())
+        .collect();
+    let calls: Vec<Call> = keys.iter().cloned().map(Call::AddKey).collect();
+    let block = build(BloomPolicy::new(10), &calls);
+    let reader = FilterBlockReader::new(BloomPolicy::new(10), &block);
+    let queries: Vec<Vec<u8>> = keys
+        .iter()
+        .zip((0..).map(|i: u32| format!("absent {i}").into_bytes()))
+        .flat_map(|(key, absent)| [key.clone(), absent])
+        .collect();
+    let expected: Vec<bool> = queries
+        .iter()
+        .map(|key| reader.key_may_match(0, key))
+        .collect();
+    assert!(expected.iter().any(|&found| !found));
+    let offsets = vec![0; queries.len()];
+    let slices: Vec<&[u8]> = queries.iter().map(Vec::as_slice).collect();
+    let strings: Vec<String> = queries
+        .iter()
+        .map(|key| String::from_utf8(key.clone()).unwrap())
+        .collect();
+    for n in [queries.len(), 300, 256, 100] {
+        let mut results = vec![false; n];
+        reader.key_may_match_batch(&offsets[..n], &queries[..n], &mut results);
+        assert!(results == expected[..n]);
+        reader.key_may_match_batch(&offsets[..n], &slices[..n], &mut results);
+        assert!(results == expected[..n]);
+        reader.key_may_match_batch(&offsets[..n], &strings[..n], &mut results);
+        assert!(results == expected[..n]);
+    }
+    let mut results = [false; 2];
+    reader.key_may_match_batch(&[0, 0], &[*b"key 7", *b"key 8"], &mut results);
+    assert_eq!(results, [true, true]);
+}
+
+/// The message a panic of `f` carries.
+fn panic_message(f: impl FnOnce()) -> String {
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("a panic");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .expect("a message")
+}
+
+#[test]
+fn every_batch_query_refuses_results_of_another_length_alike() {
+    let policy = BloomPolicy::new(10);
+    let mut filter = Vec::new();
+    policy.create_filter(&[b"k"], &mut filter);
+    let block = build(policy, &[Call::AddKey(b"k".to_vec())]);
+    let keys: [&[u8]; 3] = [b"k", b"l", b"m"];
+    let boxed: Box<dyn FilterPolicy> = Box::new(policy);
+    let messages = [
+        panic_message(|| leveldb_bloom::key_may_match_batch(&keys, &filter, &mut [false; 2])),
+        panic_message(|| policy.key_may_match_batch(&keys, &filter, &mut [false; 2])),
+        panic_message(|| {
+            FilterPolicy::key_may_match_batch(&policy, &keys, &filter, &mut [false; 2])
+        }),
+        panic_message(|| boxed.key_may_match_batch(&keys, &filter, &mut [false; 2])),
+        panic_message(|| TestPolicy.key_may_match_batch(&keys, &filter, &mut [false; 2])),
+        panic_message(|| {
+            FilterBlockReader::new(policy, &block).key_may_match_batch(
+                &[0; 3],
+                &keys,
+                &mut [false; 2],
+            );
+        }),
+    ];
+    for message in messages {
+        assert_eq!(
+            message,
+            "key_may_match_batch: 3 keys but 2 results; it needs one result per key"
+        );
+    }
+    // Too many results, too: none is left stale.
+    let message = panic_message(|| TestPolicy.key_may_match_batch(&keys, &filter, &mut [false; 4]));
+    assert_eq!(
+        message,
+        "key_may_match_batch: 3 keys but 4 results; it needs one result per key"
+    );
+    let message = panic_message(|| {
+        FilterBlockReader::new(policy, &block).key_may_match_batch(&[0; 2], &keys, &mut [false; 3]);
+    });
+    assert_eq!(
+        message,
+        "key_may_match_batch: 2 block offsets for 3 keys; it needs one per key"
+    );
 }
 
 /// Every test above again on each slower path this CPU has, in a child process.

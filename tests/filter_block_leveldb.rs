@@ -5,16 +5,24 @@
 //! - The committed vectors/filterblock.txt is what tools/gen_filterblock_vectors.cc makes now.
 //! - Real tables: databases written by leveldb (compression off, and snappy), each .ldb file's
 //!   filter block found through its footer and metaindex, equal to the block this library builds
-//!   from the table's user keys and data-block offsets (from its index block); and this library's
-//!   reader answers as leveldb's on that block for present and absent keys.
+//!   from the table's user keys and data-block offsets (from its index block), and to the block
+//!   a policy of ours wrapping the bloom policy as leveldb's InternalFilterPolicy wraps it builds
+//!   from the table's internal keys; and this library's reader answers as leveldb's on that
+//!   block for present and absent keys, through both policies.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
+use leveldb_bloom::{
+    BlockKeys, BloomPolicy, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+};
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::tables::{FILTER_META_KEY, tables};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::fresh;
+use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
+use leveldb_bloom_test_support::vectors::to_hex;
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -32,36 +40,26 @@ fn main() {
 }
 
 /// Compiles the program in tools/`name`.cc against leveldb's source headers and static library.
-fn build_tool(name: &str) -> PathBuf {
+fn build_leveldb_tool(name: &str) -> PathBuf {
     let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
         .map(PathBuf::from)
         .expect("LEVELDB_BLOOM_LEVELDB_SRC: a leveldb source tree");
-    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let status = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", src.display()))
-        .arg(format!("-I{}", src.join("include").display()))
-        .arg(root().join("tools").join(format!("{name}.cc")))
-        .arg("-o")
-        .arg(&exe)
-        .args(["-l:libleveldb.a", "-lsnappy", "-pthread"])
-        .status()
-        .expect("c++ starts");
-    assert!(status.success(), "tools/{name}.cc does not compile");
-    exe
+    let includes = [
+        format!("-I{}", src.display()),
+        format!("-I{}", src.join("include").display()),
+    ];
+    build_tool(
+        name,
+        &includes,
+        &["-l:libleveldb.a", "-lsnappy", "-pthread"],
+        &tmp_dir!().trial(),
+    )
 }
 
 fn committed_filterblock_vectors_regenerate_from_leveldb() {
-    let generator = build_tool("gen_filterblock_vectors");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("regenerated-filterblock-vectors");
-    std::fs::create_dir_all(&dir).unwrap();
-    assert!(
-        Command::new(&generator)
-            .arg(&dir)
-            .status()
-            .unwrap()
-            .success()
-    );
+    let generator = build_leveldb_tool("gen_filterblock_vectors");
+    let dir = tmp_dir!().trial();
+    run(Command::new(&generator).arg(&dir));
     let committed = std::fs::read(root().join("vectors/filterblock.txt")).unwrap();
     let regenerated = std::fs::read(dir.join("filterblock.txt")).unwrap();
     assert!(
@@ -70,189 +68,101 @@ fn committed_filterblock_vectors_regenerate_from_leveldb() {
     );
 }
 
-/// A table's parts, as leveldb's table/format.cc and table/block.cc lay them out.
-mod table {
-    /// The magic number ending every table.
-    const MAGIC: u64 = 0xdb4775248b80fb57;
-    /// A block's trailer: its type byte and CRC.
-    pub const BLOCK_TRAILER: u64 = 5;
+/// leveldb's InternalFilterPolicy (db/dbformat.cc), written with this library's API: a table's
+/// filters are its user policy's, of the user keys of the table's internal keys.
+struct InternalFilterPolicy<P>(P);
 
-    #[derive(Clone, Copy, Debug)]
-    pub struct Handle {
-        pub offset: u64,
-        pub size: u64,
+impl<P: FilterPolicy> FilterPolicy for InternalFilterPolicy<P> {
+    fn create_filter(
+        &self,
+        keys: BlockKeys<'_>,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), FilterBlockError> {
+        let user_keys: Vec<&[u8]> = keys.into_iter().map(user_key).collect();
+        self.0.create_filter(BlockKeys::new(&user_keys), dst)
     }
 
-    fn varint(bytes: &[u8], at: &mut usize) -> u64 {
-        let mut value = 0;
-        for shift in (0..64).step_by(7) {
-            let byte = bytes[*at];
-            *at += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return value;
-            }
-        }
-        panic!("varint too long");
-    }
-
-    fn handle(bytes: &[u8], at: &mut usize) -> Handle {
-        Handle {
-            offset: varint(bytes, at),
-            size: varint(bytes, at),
-        }
-    }
-
-    /// The metaindex and index handles from the footer (the last 48 bytes).
-    pub fn footer(table: &[u8]) -> (Handle, Handle) {
-        let footer = &table[table.len() - 48..];
-        let magic = u64::from_le_bytes(footer[40..].try_into().unwrap());
-        assert_eq!(magic, MAGIC, "not a leveldb table");
-        let mut at = 0;
-        (handle(footer, &mut at), handle(footer, &mut at))
-    }
-
-    /// A block's contents, decompressed if its type byte says snappy.
-    pub fn block(table: &[u8], h: Handle) -> Vec<u8> {
-        let (start, end) = (h.offset as usize, (h.offset + h.size) as usize);
-        match table[end] {
-            0 => table[start..end].to_vec(),
-            1 => snap::raw::Decoder::new()
-                .decompress_vec(&table[start..end])
-                .expect("snappy block"),
-            kind => panic!("unknown block type {kind}"),
-        }
-    }
-
-    /// A block's entries: (key, value), prefix compression undone.
-    pub fn entries(block: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let n = block.len();
-        let restarts = u32::from_le_bytes(block[n - 4..].try_into().unwrap()) as usize;
-        let end = n - 4 - 4 * restarts;
-        let (mut at, mut key, mut out) = (0, Vec::new(), Vec::new());
-        while at < end {
-            let shared = varint(block, &mut at) as usize;
-            let non_shared = varint(block, &mut at) as usize;
-            let value_len = varint(block, &mut at) as usize;
-            key.truncate(shared);
-            key.extend_from_slice(&block[at..at + non_shared]);
-            at += non_shared;
-            out.push((key.clone(), block[at..at + value_len].to_vec()));
-            at += value_len;
-        }
-        out
-    }
-
-    pub fn decode_handle(value: &[u8]) -> Handle {
-        handle(value, &mut 0)
+    fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
+        self.0.key_may_match(user_key(key), filter)
     }
 }
 
-type DataBlocks = Vec<(table::Handle, Vec<Vec<u8>>)>;
-
-/// Each data block's handle and user keys (its internal keys less their 8-byte sequence and
-/// type, as leveldb's InternalFilterPolicy passes them), and the filter block, of one table.
-fn read_table(bytes: &[u8]) -> (DataBlocks, Vec<u8>) {
-    let (metaindex, index) = table::footer(bytes);
-    let filter = table::entries(&table::block(bytes, metaindex))
-        .into_iter()
-        .find(|(key, _)| key == FILTER_META_KEY)
-        .map(|(_, value)| table::block(bytes, table::decode_handle(&value)))
-        .expect("the table has a bloom filter block");
-    let data = table::entries(&table::block(bytes, index))
-        .into_iter()
-        .map(|(_, value)| {
-            let handle = table::decode_handle(&value);
-            let keys = table::entries(&table::block(bytes, handle))
-                .into_iter()
-                .map(|(key, _)| key[..key.len() - 8].to_vec())
-                .collect();
-            (handle, keys)
-        })
-        .collect();
-    (data, filter)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    if bytes.is_empty() {
-        return "-".into();
+/// The filter block `policy` builds for `table`'s keys, each passed through `keys`, as leveldb's
+/// TableBuilder calls its FilterBlockBuilder.
+fn filter_block(policy: impl FilterPolicy, table: &Table, keys: fn(&[u8]) -> &[u8]) -> Vec<u8> {
+    let mut builder = FilterBlockBuilder::new(policy);
+    for call in table.filter_calls() {
+        match call {
+            FilterCall::StartBlock(offset) => builder.start_block(offset),
+            FilterCall::AddKey(key) => builder.add_key(keys(key)),
+        }
+        .unwrap();
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    builder.finish().unwrap()
 }
 
 fn real_tables_hold_the_blocks_this_library_builds() {
-    let helper = build_tool("leveldb_tables");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filter-block-tables");
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let helper = build_leveldb_tool("leveldb_tables");
+    let work = fresh(tmp_dir!().trial().join("tables"));
     let mut checked_tables = 0;
     for (compression, bits_per_key, seed) in [("none", 10, 1), ("snappy", 10, 2), ("none", 3, 3)] {
         let db = work.join(format!("{compression}-{bits_per_key}"));
-        let status = Command::new(&helper)
-            .arg("write")
-            .arg(&db)
-            .args([compression, &bits_per_key.to_string(), &seed.to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success(), "leveldb_tables write failed");
+        run(Command::new(&helper).arg("write").arg(&db).args([
+            compression,
+            &bits_per_key.to_string(),
+            &seed.to_string(),
+        ]));
         let policy = BloomPolicy::new(bits_per_key);
         let files = tables(&db);
         assert!(files.len() >= 2, "{compression}: {} tables", files.len());
         for (name, bytes) in files {
-            let (data_blocks, leveldb_block) = read_table(&bytes);
-            // leveldb's TableBuilder: StartBlock(0), each block's keys, StartBlock at the end of
-            // each block (where the next starts), Finish.
-            let mut builder = FilterBlockBuilder::new(policy);
-            for (handle, keys) in &data_blocks {
-                builder.start_block(handle.offset).unwrap();
-                for key in keys {
-                    builder.add_key(key).unwrap();
-                }
-            }
-            let last = data_blocks.last().expect("data blocks").0;
-            builder
-                .start_block(last.offset + last.size + table::BLOCK_TRAILER)
-                .unwrap();
-            let ours = builder.finish().unwrap();
+            let table = Table::read(&bytes);
+            let leveldb_block = &table.filter_block;
+            let internal_policy = InternalFilterPolicy(policy);
             assert!(
-                ours == leveldb_block,
+                filter_block(policy, &table, user_key) == *leveldb_block,
                 "{compression} {name}: filter block differs"
+            );
+            assert!(
+                filter_block(&internal_policy, &table, |key| key) == *leveldb_block,
+                "{compression} {name}: InternalFilterPolicy's filter block differs"
             );
 
             // Present keys at their block, absent keys at every block and past the end.
             let mut queries: Vec<(u64, Vec<u8>)> = Vec::new();
-            for (i, (handle, keys)) in data_blocks.iter().enumerate() {
-                for key in keys.iter().step_by(3) {
-                    queries.push((handle.offset, key.clone()));
+            for (i, block) in table.data_blocks.iter().enumerate() {
+                for key in block.keys.iter().step_by(3) {
+                    queries.push((block.offset, user_key(key).to_vec()));
                 }
                 for j in 0..20u32 {
-                    queries.push((handle.offset, format!("absent {i} {j}").into_bytes()));
+                    queries.push((block.offset, format!("absent {i} {j}").into_bytes()));
                 }
             }
-            queries.push((last.offset + 1_000_000, b"past the end".to_vec()));
+            queries.push((table.data_end + 1_000_000, b"past the end".to_vec()));
             let query_file = work.join("queries.txt");
             let lines: String = queries
                 .iter()
-                .map(|(offset, key)| format!("{offset} {}\n", hex(key)))
+                .map(|(offset, key)| format!("{offset} {}\n", to_hex(key)))
                 .collect();
             std::fs::write(&query_file, lines).unwrap();
             let block_file = work.join("block.bin");
-            std::fs::write(&block_file, &leveldb_block).unwrap();
-            let output = Command::new(&helper)
+            std::fs::write(&block_file, leveldb_block).unwrap();
+            // Its answers are thousands of characters: kept out of the test's output.
+            let mut answer = Command::new(&helper);
+            answer
                 .arg("answer")
                 .arg(&block_file)
                 .arg(&query_file)
-                .arg(bits_per_key.to_string())
-                .output()
-                .unwrap();
-            assert!(output.status.success(), "leveldb_tables answer failed");
+                .arg(bits_per_key.to_string());
+            let output = answer.output().expect("leveldb_tables starts");
+            process::check(&answer, &output);
             let theirs: Vec<bool> = String::from_utf8(output.stdout)
                 .unwrap()
                 .trim()
                 .bytes()
                 .map(|b| b == b'1')
                 .collect();
-            let reader = FilterBlockReader::new(policy, &leveldb_block);
+            let reader = FilterBlockReader::new(policy, leveldb_block);
             let single: Vec<bool> = queries
                 .iter()
                 .map(|(offset, key)| reader.key_may_match(*offset, key))
@@ -265,6 +175,25 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             assert!(
                 batch == theirs,
                 "{compression} {name}: batch answers differ"
+            );
+            // Through the InternalFilterPolicy, each key with a tag of its own (sequence number
+            // and type), as a lookup gives it, and the batch with owned keys.
+            let internal_keys: Vec<Vec<u8>> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, key)| [key, &((i as u64) << 8 | 1).to_le_bytes()[..]].concat())
+                .collect();
+            let reader = FilterBlockReader::new(&internal_policy, leveldb_block);
+            let single: Vec<bool> = offsets
+                .iter()
+                .zip(&internal_keys)
+                .map(|(offset, key)| reader.key_may_match(*offset, key))
+                .collect();
+            let mut internal_batch = vec![false; internal_keys.len()];
+            reader.key_may_match_batch(&offsets, &internal_keys, &mut internal_batch);
+            assert!(
+                single == theirs && internal_batch == theirs,
+                "{compression} {name}: InternalFilterPolicy's answers differ"
             );
             // Some absent keys must be told apart, or the test would pass a reader that always
             // says "may match".

@@ -68,6 +68,7 @@ fn header_and_library_report_the_crate_version() {
     let from_macros = ["MAJOR", "MINOR", "PATCH"].map(macro_value).join(".");
     assert_eq!(from_macros, version, "the header's version macros");
 
+    // SAFETY: leveldb_bloom_version returns a static NUL-terminated string.
     let reported = unsafe { std::ffi::CStr::from_ptr(leveldb_bloom::ffi::leveldb_bloom_version()) };
     assert_eq!(reported.to_str(), Ok(version), "leveldb_bloom_version()");
 }

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     // The Rust API.
     ("policy", 5),
     ("filter_block", 5),
+    ("rusty", 5),
     // The C ABI.
     ("ffi", 6),
     // Tests of every path through every layer.

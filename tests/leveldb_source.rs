@@ -6,8 +6,8 @@
 //! the same source writes, byte for byte.
 //!
 //! Needs cmake, a C++ compiler and what leveldb's build needs (Debian: libgtest-dev,
-//! libgmock-dev, libbenchmark-dev, libsnappy-dev). The builds stay in CARGO_TARGET_TMPDIR between
-//! runs, so a second run only rebuilds what changed.
+//! libgmock-dev, libbenchmark-dev, libsnappy-dev). The builds stay in this program's folder
+//! between runs, so a second run only rebuilds what changed.
 
 mod cmake_support;
 
@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use cmake_support::run;
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::{self, run};
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -39,8 +40,9 @@ fn main() {
 const FLAKY_TEST: &str = "DBTest.HiddenValuesAreRemoved";
 const FLAKY_RERUNS: usize = 5;
 
+/// What the tests share, each built once: leveldb's builds.
 fn work() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("leveldb-source")
+    tmp_dir!().program()
 }
 
 fn source() -> PathBuf {
@@ -58,7 +60,7 @@ fn build_lock() -> std::sync::MutexGuard<'static, ()> {
 /// leveldb's build folder from `shim/build-leveldb SRC work/NAME [TARGET...]`, with `cxxflags`.
 fn shim_build(name: &str, cxxflags: &str, targets: &[&str]) -> PathBuf {
     let _lock = build_lock();
-    let out = work().join(name);
+    let out = claim(work().join(name));
     run(Command::new(root().join("shim/build-leveldb"))
         .arg(source())
         .arg(&out)
@@ -78,7 +80,7 @@ fn stock() -> &'static Path {
     static BUILD: OnceLock<PathBuf> = OnceLock::new();
     BUILD.get_or_init(|| {
         let _lock = build_lock();
-        let build = work().join("stock");
+        let build = claim(work().join("stock"));
         run(Command::new("cmake")
             .arg("-S")
             .arg(source())
@@ -100,20 +102,12 @@ fn parallel_level() -> String {
         .to_string()
 }
 
-/// Runs `cmd` with leveldb's test folder (TEST_TMPDIR) under `work()`, so that runs elsewhere on
-/// the machine never share it, in a folder `dir` of its own: it is emptied first, so no two
-/// programs that may run at once can be given the same one. Prints the program's output.
+/// Runs `cmd` with leveldb's test folder (TEST_TMPDIR) in the trial's folder, so that runs
+/// elsewhere on the machine never share it, in a folder `dir` of its own, emptied first. Prints
+/// the program's output.
 fn output_in_test_dir(cmd: &mut Command, dir: &str) -> Output {
-    let tmp = work().join("tmp").join(dir);
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).expect("test folder");
-    let output = cmd
-        .env("TEST_TMPDIR", &tmp)
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    trials::print(&String::from_utf8_lossy(&output.stdout));
-    trials::eprint(&String::from_utf8_lossy(&output.stderr));
-    output
+    let tmp = fresh(tmp_dir!().trial().join("tmp").join(dir));
+    process::output(cmd.env("TEST_TMPDIR", &tmp))
 }
 
 /// The googletest cases a run reports as failed.
@@ -140,7 +134,11 @@ fn leveldb_tests_pass_with_the_shim() {
         ]),
         "ctest",
     );
-    assert!(others.status.success(), "leveldb's tests failed");
+    assert!(
+        others.status.success(),
+        "leveldb's tests failed: {}",
+        others.status
+    );
     let listed = String::from_utf8_lossy(&others.stdout);
     assert!(
         listed.contains("100% tests passed") && listed.contains("bloom_test"),
@@ -213,8 +211,7 @@ fn a_shim_that_never_matches_fails_leveldb_tests() {
             // The bloom filter's own case; the whole of db_test takes a minute.
             cmd.arg("--gtest_filter=DBTest.BloomFilter");
         }
-        // Not the folder of the test above, which may be running db_test at the same time.
-        let output = output_in_test_dir(&mut cmd, &format!("broken-{program}"));
+        let output = output_in_test_dir(&mut cmd, program);
         assert!(
             !output.status.success(),
             "{program} passed with a broken shim"
@@ -224,9 +221,7 @@ fn a_shim_that_never_matches_fails_leveldb_tests() {
 
 /// Runs `build`'s db_bench with `args` on a fresh database `name` and returns its tables.
 fn db_bench(build: &Path, name: &str, args: &[&str]) -> Vec<(String, Vec<u8>)> {
-    let db = work().join("db_bench").join(name);
-    let _ = std::fs::remove_dir_all(&db);
-    std::fs::create_dir_all(db.parent().unwrap()).expect("db_bench folder");
+    let db = fresh(tmp_dir!().trial().join("db_bench").join(name));
     // Its standard error only shows progress.
     let output = run(Command::new(build.join("db_bench"))
         .args(args)

@@ -5,9 +5,8 @@
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::process::Command;
 
-use leveldb_bloom_test_support::isa;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{isa, process, trial, trials};
 
 fn main() {
     trials::run(vec![trial!(python_binding, Pytest)]);
@@ -26,21 +25,21 @@ fn python_binding() {
         )
         .collect::<Vec<_>>();
     for path in isa::up_to(leveldb_bloom::isa()) {
-        let output = Command::new("python3")
-            // No .pytest_cache or __pycache__ left in the source tree.
-            .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
-            .arg(&package)
-            .env("LEVELDB_BLOOM_LIBRARY", &library)
-            .env(
-                "PYTHONPATH",
-                std::env::join_paths(&python_path).expect("PYTHONPATH"),
-            )
-            .env(isa::OVERRIDE, path)
-            .output()
-            .expect("python3 starts");
+        let output = process::output(
+            Command::new("python3")
+                // No .pytest_cache or __pycache__ left in the source tree.
+                // Its tests' tmp_path stays pytest's own: a numbered folder per session, made
+                // and pruned under a lock, outside any checkout as test_library.py needs.
+                .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
+                .arg(&package)
+                .env("LEVELDB_BLOOM_LIBRARY", &library)
+                .env(
+                    "PYTHONPATH",
+                    std::env::join_paths(&python_path).expect("PYTHONPATH"),
+                )
+                .env(isa::OVERRIDE, path),
+        );
         let stdout = String::from_utf8_lossy(&output.stdout);
-        trials::print(&stdout);
-        trials::eprint(&String::from_utf8_lossy(&output.stderr));
         // Every non-zero status fails, 5 ("no tests were collected") included.
         assert!(
             output.status.success(),

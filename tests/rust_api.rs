@@ -137,15 +137,18 @@ mod c_abi {
         // 2 keys at INT_MAX bits each round up to exactly 2^32 bits (512 MiB) plus the k byte.
         let policy = leveldb_filterpolicy_create_bloom(i32::MAX);
         let mut len = 0;
+        // SAFETY: two keys and their lengths, a live policy, a live `len`.
         let filter = unsafe {
             leveldb_filterpolicy_create_filter(policy, ptrs.as_ptr(), lens.as_ptr(), 2, &mut len)
         };
         assert!(!filter.is_null());
         assert_eq!(len, (1 << 29) + 1);
+        // SAFETY: the filter is `len` bytes, live until leveldb_free below.
         let bytes = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) };
         check_huge_filter(&keys, bytes);
         for key in keys {
             assert_eq!(
+                // SAFETY: a live policy, key and filter, with their lengths.
                 unsafe {
                     leveldb_filterpolicy_key_may_match(
                         policy,
@@ -158,6 +161,7 @@ mod c_abi {
                 1
             );
         }
+        // SAFETY: what create_filter and create_bloom returned, released once.
         unsafe {
             leveldb_free(filter.cast());
             leveldb_filterpolicy_destroy(policy);
@@ -187,8 +191,10 @@ mod c_abi {
             n: c_int,
             len: *mut usize,
         ) -> *mut c_char {
+            // SAFETY: the state registered with the policy is a `Counting` that outlives it.
             let counting = unsafe { &*state.cast::<Counting>() };
             counting.creates.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: the library's own arguments, passed on to the live bloom policy.
             unsafe { leveldb_filterpolicy_create_filter(counting.inner, keys, lengths, n, len) }
         }
 
@@ -199,8 +205,10 @@ mod c_abi {
             filter: *const c_char,
             filter_length: usize,
         ) -> u8 {
+            // SAFETY: the state registered with the policy is a `Counting` that outlives it.
             let counting = unsafe { &*state.cast::<Counting>() };
             counting.matches.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: the library's own arguments, passed on to the live bloom policy.
             unsafe {
                 leveldb_filterpolicy_key_may_match(
                     counting.inner,
@@ -220,7 +228,9 @@ mod c_abi {
     /// A policy pointer shared by threads: policies are immutable, so sharing is allowed (header).
     #[derive(Clone, Copy)]
     struct Shared(*mut leveldb_bloom::ffi::leveldb_filterpolicy_t);
+    // SAFETY: the header allows any thread to use a policy; only destroy must not race.
     unsafe impl Send for Shared {}
+    // SAFETY: as for Send.
     unsafe impl Sync for Shared {}
 
     /// Builds the filter for `keys` through the C ABI and returns it with every probe's answer.
@@ -232,6 +242,7 @@ mod c_abi {
         let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
         let lens: Vec<usize> = keys.iter().map(Vec::len).collect();
         let mut len = 0;
+        // SAFETY: `keys.len()` keys and lengths, a live policy, a live `len`.
         let filter = unsafe {
             leveldb_filterpolicy_create_filter(
                 policy.0,
@@ -242,9 +253,11 @@ mod c_abi {
             )
         };
         assert!(!filter.is_null());
+        // SAFETY: the filter is `len` bytes, live until leveldb_free below.
         let bytes = unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) }.to_vec();
         let answers = probes
             .iter()
+            // SAFETY: a live policy, probe and filter, with their lengths.
             .map(|p| unsafe {
                 leveldb_filterpolicy_key_may_match(
                     policy.0,
@@ -255,6 +268,7 @@ mod c_abi {
                 )
             })
             .collect();
+        // SAFETY: what create_filter returned, released once.
         unsafe { leveldb_free(filter.cast()) };
         (bytes, answers)
     }
@@ -312,6 +326,7 @@ mod c_abi {
         let builds = SETS + THREADS * ROUNDS;
         assert_eq!(counting.creates.into_inner(), builds);
         assert_eq!(counting.matches.into_inner(), builds * probes.len());
+        // SAFETY: the two policies made above, no longer used, each destroyed once.
         unsafe {
             leveldb_filterpolicy_destroy(custom.0);
             leveldb_filterpolicy_destroy(bloom.0);

@@ -1,20 +1,27 @@
-//! The C++ shim (shim/) in place of leveldb's util/bloom.cc, against the system leveldb, following
-//! the README's "Replacing bloom.cc in your leveldb build": the shim built with CMake; a leveldb
-//! program (shim/tests/shim_db.cc) linked with the shim archive ahead of libleveldb.a, linked with
-//! libleveldb.a minus bloom.cc.o plus the shim, and run unmodified with the shim preloaded (also
-//! with LD_BIND_NOW=1); and Debian's python3-plyvel, which dlopens leveldb privately, with the
-//! shim preloaded (shim/tests/plyvel_db.py). Each writes its keys, compacts and closes; every
-//! table must be byte for byte what stock leveldb writes. Databases are also read across: written
-//! stock and read with the shim, and the reverse. The static link also runs with the shim and the
-//! program under AddressSanitizer + UndefinedBehaviorSanitizer.
+//! The C++ shim (shim/) in place of leveldb's util/bloom.cc, following docs/SHIM.md: the shim
+//! built with CMake; a leveldb program (shim/tests/shim_db.cc) linked with the shim archive ahead
+//! of libleveldb.a, linked with libleveldb.a minus bloom.cc.o plus the shim, and run unmodified
+//! with the shim preloaded (also with LD_BIND_NOW=1); and, with the shim preloaded, the leveldb
+//! users' packages where most users get leveldb: Debian's python3-plyvel, which dlopens the
+//! system leveldb privately, and pip's plyvel wheel (shim/tests/plyvel_db.py), whose own leveldb
+//! 1.22 has the pre-C++11 std::string, and npm's classic-level (shim/tests/classic_level_db.js),
+//! whose prebuilt addon has leveldb 1.20 inside; classic-level is also built from its source with
+//! the shim (shim/build-classic-level). Each writes its keys, compacts and closes; every table
+//! must be byte for byte what stock leveldb writes. Databases are also read across: written stock
+//! and read with the shim, and the reverse. The static link also runs with the shim and the
+//! program under AddressSanitizer + UndefinedBehaviorSanitizer. A preload changes nothing where it
+//! must not: in a program with leveldb linked in statically, and where it cannot tell which
+//! std::string a leveldb has, which it then leaves that leveldb's own policy.
 //!
 //! The shim keeps no count of its calls; what ran is proven from outside: for a preload, by the
 //! dynamic linker's own report of where it bound NewBloomFilterPolicy (LD_DEBUG=bindings), with
-//! stock runs as the control; for a static link, by the program's symbols; and by a build whose
-//! KeyMayMatch always answers false, with which every read of a database fails.
+//! stock runs as the control, and by what the shim says it did (LEVELDB_BLOOM_SHIM_DEBUG=1); for
+//! a static link, by the program's symbols; and by a build whose KeyMayMatch always answers
+//! false, with which every read of a database fails.
 //!
 //! Needs cmake, libleveldb-dev and libsnappy-dev (for the static links), gcc's sanitizer runtimes,
-//! and python3-plyvel for its tests; CI requires them.
+//! python3-plyvel, pip's plyvel wheel (python3-venv and PyPI), and node, npm, npm's registry and
+//! Node.js's headers for classic-level; CI requires them.
 
 mod asan;
 mod cmake_support;
@@ -26,11 +33,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
-use cmake_support::{cmake_build, run};
+use cmake_support::cmake_build;
 use leveldb_bloom_test_support::c_harness::NATIVE_STATIC_LIBS;
+use leveldb_bloom_test_support::packages;
 use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
-use leveldb_bloom_test_support::{trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -71,6 +81,38 @@ fn main() {
             Leveldb,
             Plyvel
         ),
+        trial!(
+            pip_plyvel_wheel_with_the_shim_preloaded_writes_and_reads_stock_databases,
+            Cmake,
+            Leveldb,
+            PlyvelWheel
+        ),
+        trial!(
+            classic_level_with_the_shim_preloaded_writes_and_reads_stock_databases,
+            Cmake,
+            Leveldb,
+            Node,
+            ClassicLevel
+        ),
+        trial!(
+            classic_level_built_with_the_shim_writes_and_reads_stock_databases,
+            Cmake,
+            Leveldb,
+            Node,
+            ClassicLevel,
+            NodeHeaders
+        ),
+        trial!(
+            a_preload_leaves_a_statically_linked_leveldb_alone,
+            Cmake,
+            Leveldb
+        ),
+        trial!(
+            a_preload_leaves_a_leveldb_of_unknown_string_abi_its_own_policy,
+            Cmake,
+            Leveldb
+        ),
+        trial!(a_preload_stops_a_call_no_leveldb_can_answer, Cmake, Leveldb),
     ]);
 }
 
@@ -91,8 +133,17 @@ const STOCK_POLICY_CLASS: &str = "leveldb::(anonymous namespace)::BloomFilterPol
 /// How the dynamic linker's report names Debian's libleveldb (the end of its path).
 const SYSTEM_LIBLEVELDB: &str = "libleveldb.so.1d";
 
+/// What the preloaded shim says when it serves a leveldb with each std::string, and when it leaves
+/// a leveldb its own policy (shim/leveldb_bloom_preload.cc).
+const SHIM_SERVED: &str = ": the shim's policy, for ";
+const CXX11_STRING: &str = " (C++11 std::string)";
+const COW_STRING: &str = " (pre-C++11 copy-on-write std::string)";
+const LEFT_ITS_OWN: &str = ": leveldb's own policy, from ";
+
+/// What the tests share, each built once: the shim's builds, the test program's and what it
+/// links, and classic-level's build with the shim.
 fn work() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("shim-flow")
+    tmp_dir!().program()
 }
 
 /// The shim's CMake builds (-DLEVELDB_BLOOM_SHIM=ON).
@@ -123,7 +174,7 @@ impl Shim {
                     &["-DLEVELDB_BLOOM_SHIM_TEST_NO_MATCH"][..],
                 ),
             };
-            let build = work().join(folder);
+            let build = claim(work().join(folder));
             cmake_build(
                 &build,
                 &[
@@ -165,6 +216,11 @@ enum Build {
     StaticAhead(Shim),
     /// A copy of libleveldb.a without bloom.cc.o, then the shim archive.
     WithoutBloomCc,
+    /// libleveldb.a alone: leveldb inside the program, none of it exported.
+    StaticStock,
+    /// shim/tests/unknown_abi.cc's library ahead of `-lleveldb`: a NewBloomFilterPolicy from a
+    /// leveldb whose std::string the preloaded shim cannot tell.
+    UnknownAbi,
 }
 
 /// Compiles shim/tests/shim_db.cc as `build` says, once per run.
@@ -175,10 +231,12 @@ fn program(build: Build) -> PathBuf {
     if let Some(path) = programs.get(&build) {
         return path.clone();
     }
-    let out = work().join(
-        format!("shim_db-{build:?}")
-            .replace('(', "-")
-            .replace(')', ""),
+    let out = claim(
+        work().join(
+            format!("shim_db-{build:?}")
+                .replace('(', "-")
+                .replace(')', ""),
+        ),
     );
     let mut cmd = Command::new("c++");
     cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
@@ -188,6 +246,29 @@ fn program(build: Build) -> PathBuf {
     match build {
         Build::Dynamic => {
             cmd.arg("-lleveldb");
+        }
+        Build::UnknownAbi => {
+            let library = claim(work().join("libunknown_abi.so"));
+            run(Command::new("c++")
+                .args([
+                    "-std=c++17",
+                    "-O1",
+                    "-shared",
+                    "-fPIC",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                ])
+                .arg(root().join("shim/tests/unknown_abi.cc"))
+                .arg("-o")
+                .arg(&library)
+                .arg("-lleveldb"));
+            cmd.arg(&library)
+                .arg(format!("-Wl,-rpath,{}", work().display()))
+                .arg("-lleveldb");
+        }
+        Build::StaticStock => {
+            cmd.arg(library_path("libleveldb.a"));
         }
         Build::StaticAhead(shim) => {
             if shim == Shim::Sanitized {
@@ -200,13 +281,13 @@ fn program(build: Build) -> PathBuf {
                 .arg(library_path("libleveldb.a"));
         }
         Build::WithoutBloomCc => {
-            let archive = work().join("libleveldb_without_bloom.a");
+            let archive = claim(work().join("libleveldb_without_bloom.a"));
             std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
             run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
             cmd.arg(&archive).arg(Shim::Plain.archive());
         }
     }
-    if build != Build::Dynamic {
+    if !matches!(build, Build::Dynamic | Build::UnknownAbi) {
         cmd.args(["-lsnappy", "-pthread"])
             .args(NATIVE_STATIC_LIBS.split_whitespace());
     }
@@ -233,10 +314,12 @@ const PRELOADED: Env = Env {
 
 impl Env {
     /// Sets the environment on `cmd`; with LD_DEBUG=bindings, so that its standard error says
-    /// where each symbol was bound.
+    /// where each symbol was bound, and LEVELDB_BLOOM_SHIM_DEBUG=1, so that a preloaded shim says
+    /// what it did.
     fn apply(self, cmd: &mut Command) {
         if let Some(shim) = self.preload {
-            cmd.env("LD_PRELOAD", shim.preload());
+            cmd.env("LD_PRELOAD", shim.preload())
+                .env("LEVELDB_BLOOM_SHIM_DEBUG", "1");
         }
         if self.bind_now {
             cmd.env("LD_BIND_NOW", "1");
@@ -263,20 +346,62 @@ fn bindings(loader: &str, symbol: &str) -> Vec<(String, String)> {
 /// were bound to the shim when `env` preloads one, and to the system's libleveldb otherwise, by
 /// the dynamic linker's report `loader`.
 fn assert_bound(loader: &str, caller: &str, env: Env) {
+    assert_bound_to(loader, caller, env, SYSTEM_LIBLEVELDB);
+}
+
+/// [`assert_bound`], for calls that reach the file whose name contains `stock` without a preload.
+/// The preloaded shim's own look-ups (dlsym in the caller's scope) are reported as bindings from
+/// the caller too, to the leveldb the call would reach without it: with a preload, the bindings
+/// are to the shim (the call's, as the shim never finds itself) and to that leveldb.
+fn assert_bound_to(loader: &str, caller: &str, env: Env, stock: &str) {
     let found = bindings(loader, NEW_BLOOM_FILTER_POLICY);
     let targets: Vec<_> = found
         .iter()
         .filter(|(from, _)| from.contains(caller))
         .map(|(_, to)| to.as_str())
         .collect();
-    let expected = match env.preload {
-        Some(shim) => shim.preload().display().to_string(),
-        None => SYSTEM_LIBLEVELDB.to_owned(),
+    let (expected, bound) = match env.preload {
+        Some(shim) => {
+            let shim = shim.preload().display().to_string();
+            let bound = targets.iter().any(|to| *to == shim)
+                && targets.iter().all(|to| *to == shim || to.contains(stock));
+            (shim, bound)
+        }
+        None => {
+            let bound = !targets.is_empty() && targets.iter().all(|to| to.contains(stock));
+            (stock.to_owned(), bound)
+        }
     };
     assert!(
-        !targets.is_empty() && targets.iter().all(|to| to.ends_with(&expected)),
+        bound,
         "NewBloomFilterPolicy from {caller}: bound to {targets:?}, expected {expected}; \
          every binding of it: {found:?}"
+    );
+}
+
+/// Whether `text` names a leveldb library (the shim's own files start with libleveldb_bloom).
+fn names_libleveldb(text: &str) -> bool {
+    text.contains("libleveldb.") || text.contains("libleveldb-")
+}
+
+/// What a preloaded shim said it did (LEVELDB_BLOOM_SHIM_DEBUG=1), a line per call, in a
+/// program's standard error.
+fn shim_said(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with("leveldb-bloom: NewBloomFilterPolicy("))
+        .collect()
+}
+
+/// Requires that the preloaded shim said, for each call, that it served a leveldb with `string`.
+fn assert_shim_served(stderr: &str, string: &str) {
+    let said = shim_said(stderr);
+    assert!(
+        !said.is_empty()
+            && said
+                .iter()
+                .all(|line| line.contains(SHIM_SERVED) && line.ends_with(string)),
+        "the shim said {said:?}, expected lines ending{string}"
     );
 }
 
@@ -322,8 +447,8 @@ fn run_passing(cmd: &mut Command) -> Ran {
 }
 
 /// Runs the program with `args` in `env`, requiring its passing summary and, when sanitized, no
-/// sanitizer report; returns the dynamic linker's report.
-fn run_program(build: Build, args: &[&Path], env: Env) -> String {
+/// sanitizer report.
+fn run_program(build: Build, args: &[&Path], env: Env) -> Ran {
     let mut cmd = Command::new(program(build));
     cmd.args(args);
     env.apply(&mut cmd);
@@ -343,21 +468,18 @@ fn run_program(build: Build, args: &[&Path], env: Env) -> String {
         "{}",
         ran.stdout
     );
-    ran.loader
+    ran
 }
 
-/// A fresh folder for one test's databases.
+/// A fresh folder for one test's databases, in its trial's folder.
 fn dbs(test: &str) -> PathBuf {
-    let dir = work().join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("test folder");
-    dir
+    fresh(tmp_dir!().trial().join(test))
 }
 
 /// Writes a database with `api` ("cxx" or "c") and requires that NewBloomFilterPolicy was the
 /// shim's if `env` preloads one, leveldb's otherwise.
 fn write(build: Build, db: &Path, api: &str, env: Env) {
-    let loader = run_program(build, &[Path::new("write"), db, Path::new(api)], env);
+    let ran = run_program(build, &[Path::new("write"), db, Path::new(api)], env);
     if build == Build::Dynamic {
         // leveldb's C API makes the policy inside libleveldb.so, its C++ users in the program.
         let caller = if api == "c" {
@@ -365,7 +487,10 @@ fn write(build: Build, db: &Path, api: &str, env: Env) {
         } else {
             program(build).display().to_string()
         };
-        assert_bound(&loader, &caller, env);
+        assert_bound(&ran.loader, &caller, env);
+        if env.preload.is_some() {
+            assert_shim_served(&ran.stderr, CXX11_STRING);
+        }
     }
 }
 
@@ -421,9 +546,9 @@ fn assert_writes_stock_tables(test: &str, build: Build, apis: &[&str], env: Env)
 
 /// Runs `shim_db read`: every key found, no absent key found.
 fn read(build: Build, db: &Path, env: Env) {
-    let loader = run_program(build, &[Path::new("read"), db], env);
+    let ran = run_program(build, &[Path::new("read"), db], env);
     if build == Build::Dynamic {
-        assert_bound(&loader, &program(build).display().to_string(), env);
+        assert_bound(&ran.loader, &program(build).display().to_string(), env);
     }
 }
 
@@ -445,15 +570,17 @@ fn shim_libraries_define_only_what_they_replace() {
     expected.insert(0, NEW_BLOOM_FILTER_POLICY);
     assert_eq!(global, expected);
 
-    // The preloadable library exports exactly the function it replaces, and names the libleveldb
-    // it takes FilterPolicy's destructor from.
+    // The preloadable library exports exactly the function it replaces, and needs nothing from
+    // leveldb: it names no libleveldb, which it would bring into every process, nor any leveldb
+    // symbol, which would have to be found when it loads, before a program dlopens its leveldb.
     let exported = defined(&["-D", "--defined-only"], &shim.preload());
     assert_eq!(exported, [NEW_BLOOM_FILTER_POLICY]);
     let dynamic = cmake_support::dynamic_section(&shim.preload());
-    assert!(
-        dynamic.contains(&format!("Shared library: [{SYSTEM_LIBLEVELDB}]")),
-        "{dynamic}"
-    );
+    assert!(!names_libleveldb(&dynamic), "{dynamic}");
+    let undefined = run(Command::new("nm")
+        .args(["-D", "-C", "--undefined-only"])
+        .arg(shim.preload()));
+    assert!(!undefined.contains("leveldb"), "{undefined}");
 
     // Preloading reaches C callers too because leveldb's C API calls NewBloomFilterPolicy through
     // the PLT, where the dynamic linker can bind it to the preloaded definition.
@@ -483,14 +610,15 @@ fn shim_defines_no_exception_type_information() {
 }
 
 fn an_unused_shim_archive_adds_nothing() {
-    let object = work().join("no_filter.o");
+    let dir = tmp_dir!().trial();
+    let object = dir.join("no_filter.o");
     run(Command::new("c++")
         .args(["-std=c++17", "-O2", "-c"])
         .arg(root().join("shim/tests/no_filter.cc"))
         .arg("-o")
         .arg(&object));
     let link = |name: &str, archive: Option<PathBuf>| {
-        let out = work().join(name);
+        let out = dir.join(name);
         run(Command::new("c++")
             .arg(&object)
             .arg("-o")
@@ -583,19 +711,12 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
 
 fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {
     // Debian's leveldb has RTTI: its own policy answers typeid and dynamic_cast, and so does the
-    // shim built with LEVELDB_BLOOM_SHIM_RTTI, linked or preloaded.
+    // shim's archive built with LEVELDB_BLOOM_SHIM_RTTI, and the preload library, always.
     let rtti = Path::new("rtti");
     run_program(Build::Dynamic, &[rtti], STOCK);
-    let preloaded = Env {
-        preload: Some(Shim::Rtti),
-        bind_now: false,
-    };
-    let loader = run_program(Build::Dynamic, &[rtti], preloaded);
-    assert_bound(
-        &loader,
-        &program(Build::Dynamic).display().to_string(),
-        preloaded,
-    );
+    let ran = run_program(Build::Dynamic, &[rtti], PRELOADED);
+    let caller = program(Build::Dynamic).display().to_string();
+    assert_bound(&ran.loader, &caller, PRELOADED);
     let build = Build::StaticAhead(Shim::Rtti);
     assert_static_shim(build);
     run_program(build, &[rtti], STOCK);
@@ -620,32 +741,258 @@ fn static_shim_under_address_and_undefined_behaviour_sanitizers() {
     read(build, &dir.join("stock-cxx"), STOCK);
 }
 
-/// Runs shim/tests/plyvel_db.py with `args` in `env`, with Debian's python3 (plyvel is installed
-/// for it, not for another python3 first on PATH), requiring success and the binding `env` asks.
-fn plyvel(args: &[&Path], env: Env) {
-    let mut cmd = Command::new("/usr/bin/python3");
-    cmd.arg(root().join("shim/tests/plyvel_db.py")).args(args);
-    env.apply(&mut cmd);
-    let ran = run_passing(&mut cmd);
-    assert_eq!(ran.stdout.lines().last(), Some("passed"), "{}", ran.stdout);
-    // plyvel's own module calls NewBloomFilterPolicy; the dynamic linker binds it from there.
-    assert_bound(&ran.loader, "/plyvel/_plyvel", env);
+/// A leveldb user's package, run by its script in shim/tests, which writes or reads a database
+/// (`write DIR`, `read DIR`) and prints "passed" last.
+#[derive(Clone, Copy)]
+enum Client {
+    /// Debian's python3-plyvel, with Debian's python3 (it is installed for that one, not for
+    /// another python3 first on PATH): the system leveldb, dlopened privately.
+    DebianPlyvel,
+    /// pip's plyvel wheel, in a venv: its own leveldb 1.22, with the pre-C++11 std::string.
+    PlyvelWheel,
+    /// npm's classic-level: leveldb 1.20 inside its prebuilt addon, which exports it.
+    ClassicLevel,
+    /// classic-level built from its source with the shim in place of bloom.cc.
+    ClassicLevelWithShim,
 }
 
-fn plyvel_with_the_shim_preloaded_writes_and_reads_stock_databases() {
-    let dir = dbs("plyvel");
-    let (write, read) = (Path::new("write"), Path::new("read"));
+impl Client {
+    fn command(self, args: &[&Path]) -> Command {
+        let script = |name: &str| root().join("shim/tests").join(name);
+        let node = |package: &Path| {
+            let mut cmd = Command::new("node");
+            cmd.arg(script("classic_level_db.js")).arg(package);
+            cmd
+        };
+        let mut cmd = match self {
+            Client::DebianPlyvel => Command::new("/usr/bin/python3"),
+            Client::PlyvelWheel => Command::new(plyvel_venv().join("bin/python")),
+            Client::ClassicLevel => node(&classic_level().join("node_modules/classic-level")),
+            Client::ClassicLevelWithShim => node(classic_level_with_shim()),
+        };
+        if matches!(self, Client::DebianPlyvel | Client::PlyvelWheel) {
+            cmd.arg(script("plyvel_db.py"));
+        }
+        cmd.args(args);
+        cmd
+    }
+
+    /// The file that calls NewBloomFilterPolicy, which the dynamic linker binds from there, and
+    /// the leveldb it binds it to without a preload (parts of their paths).
+    fn caller_and_leveldb(self) -> (&'static str, &'static str) {
+        match self {
+            Client::DebianPlyvel => ("/plyvel/_plyvel", SYSTEM_LIBLEVELDB),
+            Client::PlyvelWheel => ("/plyvel/_plyvel", "/plyvel.libs/libleveldb-"),
+            Client::ClassicLevel => {
+                let addon = "/prebuilds/linux-x64/classic-level.node";
+                (addon, addon)
+            }
+            Client::ClassicLevelWithShim => {
+                let addon = "/build/Release/classic_level.node";
+                (addon, addon)
+            }
+        }
+    }
+
+    /// How the preloaded shim names the std::string of this client's leveldb.
+    fn string(self) -> &'static str {
+        match self {
+            Client::PlyvelWheel => COW_STRING,
+            _ => CXX11_STRING,
+        }
+    }
+
+    /// Runs the client's script with `args` in `env`.
+    fn run(self, args: &[&Path], env: Env) -> Ran {
+        let mut cmd = self.command(args);
+        env.apply(&mut cmd);
+        run_quietly(&mut cmd)
+    }
+
+    /// [`Client::run`], requiring that it passed, that NewBloomFilterPolicy was bound as `env`
+    /// asks, and, when preloaded, that the shim served the client's leveldb.
+    fn run_passing(self, args: &[&Path], env: Env) {
+        let ran = self.run(args, env);
+        assert!(
+            ran.status.success(),
+            "{:?} failed: {}",
+            self.command(args),
+            ran.status
+        );
+        assert_eq!(ran.stdout.lines().last(), Some("passed"), "{}", ran.stdout);
+        let (caller, leveldb) = self.caller_and_leveldb();
+        assert_bound_to(&ran.loader, caller, env, leveldb);
+        if env.preload.is_some() {
+            assert_shim_served(&ran.stderr, self.string());
+        }
+    }
+}
+
+/// The venv holding pip's plyvel wheel (the PlyvelWheel tool).
+fn plyvel_venv() -> &'static Path {
+    packages::plyvel_venv().expect("pip's plyvel wheel")
+}
+
+/// The folder holding npm's classic-level, installed and packed (the ClassicLevel tool).
+fn classic_level() -> &'static Path {
+    packages::classic_level().expect("npm's classic-level")
+}
+
+/// classic-level's package built from its source with the shim (shim/build-classic-level), once
+/// per run. Its core's cargo build is the one every CMake build of the tests shares.
+fn classic_level_with_shim() -> &'static Path {
+    static PACKAGE: OnceLock<PathBuf> = OnceLock::new();
+    PACKAGE.get_or_init(|| {
+        let build = claim(work().join("classic-level-build"));
+        run(Command::new(root().join("shim/build-classic-level"))
+            .arg(classic_level().join("package"))
+            .arg(&build)
+            .env(
+                "LEVELDB_BLOOM_CARGO_TARGET_DIR",
+                cmake_support::cargo_target_dir(),
+            ));
+        build.join("package")
+    })
+}
+
+const WRITE: &str = "write";
+const READ: &str = "read";
+
+/// Writes a database through `client` stock, and with the shim preloaded (also with
+/// LD_BIND_NOW=1): the tables must be the same, and each database must read back through the
+/// other. Reading with the never-matching shim preloaded must find no key: the shim's code ran.
+fn assert_preloaded_client_writes_stock_tables(client: Client, test: &str) {
+    let dir = dbs(test);
+    let (write, read) = (Path::new(WRITE), Path::new(READ));
     let stock = dir.join("stock");
-    plyvel(&[write, &stock], STOCK);
+    client.run_passing(&[write, &stock], STOCK);
     let bind_now = Env {
         bind_now: true,
         ..PRELOADED
     };
     for (name, env) in [("shim", PRELOADED), ("shim-bind-now", bind_now)] {
         let shim = dir.join(name);
-        plyvel(&[write, &shim], env);
+        client.run_passing(&[write, &shim], env);
         assert_same_tables(&stock, &shim);
-        plyvel(&[read, &stock], env);
-        plyvel(&[read, &shim], STOCK);
+        client.run_passing(&[read, &stock], env);
+        client.run_passing(&[read, &shim], STOCK);
     }
+    let never_matches = Env {
+        preload: Some(Shim::NeverMatches),
+        bind_now: false,
+    };
+    let ran = client.run(&[read, &stock], never_matches);
+    assert!(
+        ran.stdout.contains("present keys found: 0 of "),
+        "read with the never-matching shim: {}",
+        ran.stdout
+    );
+}
+
+fn plyvel_with_the_shim_preloaded_writes_and_reads_stock_databases() {
+    assert_preloaded_client_writes_stock_tables(Client::DebianPlyvel, "plyvel");
+}
+
+fn pip_plyvel_wheel_with_the_shim_preloaded_writes_and_reads_stock_databases() {
+    // The wheel's leveldb has the pre-C++11 std::string: the shim built for it serves it.
+    assert_preloaded_client_writes_stock_tables(Client::PlyvelWheel, "plyvel-wheel");
+}
+
+fn classic_level_with_the_shim_preloaded_writes_and_reads_stock_databases() {
+    // The addon calls the NewBloomFilterPolicy it exports through its PLT: the shim serves it.
+    assert_preloaded_client_writes_stock_tables(Client::ClassicLevel, "classic-level");
+}
+
+fn classic_level_built_with_the_shim_writes_and_reads_stock_databases() {
+    // The addon holds the core, and not leveldb's own policy.
+    let addon = classic_level_with_shim().join("build/Release/classic_level.node");
+    let symbols = run(Command::new("nm").arg("-C").arg(&addon));
+    assert!(
+        symbols.contains(" leveldb_bloom_fill_filter\n"),
+        "no core in {addon:?}"
+    );
+    assert!(
+        !symbols.contains(STOCK_POLICY_CLASS),
+        "{addon:?} holds leveldb's own policy"
+    );
+
+    // The prebuilt addon, a stock build of the same source, is the reference.
+    let dir = dbs("classic-level-source");
+    let (write, read) = (Path::new(WRITE), Path::new(READ));
+    let (stock, shim) = (dir.join("stock"), dir.join("shim"));
+    Client::ClassicLevel.run_passing(&[write, &stock], STOCK);
+    Client::ClassicLevelWithShim.run_passing(&[write, &shim], STOCK);
+    assert_same_tables(&stock, &shim);
+    Client::ClassicLevelWithShim.run_passing(&[read, &stock], STOCK);
+    Client::ClassicLevel.run_passing(&[read, &shim], STOCK);
+}
+
+fn a_preload_leaves_a_statically_linked_leveldb_alone() {
+    // leveldb inside the program calls its own NewBloomFilterPolicy directly: the preloaded shim
+    // is never called, brings no leveldb in, and the program runs as it does without it.
+    let build = Build::StaticStock;
+    let dir = dbs("static-stock");
+    for api in ["cxx", "c"] {
+        let (stock, preloaded) = (dir.join(format!("stock-{api}")), dir.join(api));
+        write(Build::Dynamic, &stock, api, STOCK);
+        let ran = run_program(
+            build,
+            &[Path::new(WRITE), &preloaded, Path::new(api)],
+            PRELOADED,
+        );
+        assert!(!names_libleveldb(&ran.loader), "a libleveldb was loaded");
+        let bound = bindings(&ran.loader, NEW_BLOOM_FILTER_POLICY);
+        assert!(
+            bound.is_empty(),
+            "NewBloomFilterPolicy was bound: {bound:?}"
+        );
+        assert!(shim_said(&ran.stderr).is_empty(), "{}", ran.stderr);
+        assert_same_tables(&stock, &preloaded);
+        read(build, &preloaded, PRELOADED);
+    }
+}
+
+fn a_preload_leaves_a_leveldb_of_unknown_string_abi_its_own_policy() {
+    // The program's NewBloomFilterPolicy comes from a library that defines no leveldb::DB::Open:
+    // the shim cannot tell its std::string, so it hands the call on, and the program gets that
+    // library's policy, as it does without the preload.
+    let build = Build::UnknownAbi;
+    let name = Path::new("name");
+    let own = "policy name: leveldb-bloom.test.UnknownAbi\n";
+    let stock = run_program(build, &[name], STOCK);
+    assert!(stock.stdout.contains(own), "{}", stock.stdout);
+    let ran = run_program(build, &[name], PRELOADED);
+    assert!(ran.stdout.contains(own), "{}", ran.stdout);
+    let caller = program(build).display().to_string();
+    assert_bound_to(&ran.loader, &caller, PRELOADED, "/libunknown_abi.so");
+    let said = shim_said(&ran.stderr);
+    assert!(
+        said.len() == 1 && said[0].contains(LEFT_ITS_OWN) && said[0].contains("libunknown_abi.so"),
+        "the shim said {said:?}"
+    );
+}
+
+fn a_preload_stops_a_call_no_leveldb_can_answer() {
+    // Only through a weak reference can a program without leveldb call NewBloomFilterPolicy, and
+    // only with the shim preloaded: no leveldb says which std::string the policy is for, so the
+    // shim stops the program, saying why, rather than guess.
+    let program = tmp_dir!().trial().join("weak_caller");
+    run(Command::new("c++")
+        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .arg(root().join("shim/tests/weak_caller.cc"))
+        .arg("-o")
+        .arg(&program));
+    let stock = run_passing(&mut Command::new(&program));
+    assert_eq!(stock.stdout, "no leveldb\n");
+    let mut cmd = Command::new(&program);
+    PRELOADED.apply(&mut cmd);
+    let ran = run_quietly(&mut cmd);
+    assert_eq!(ran.status.signal(), Some(libc::SIGABRT), "{}", ran.status);
+    assert!(
+        ran.stderr.contains(
+            "leveldb-bloom: NewBloomFilterPolicy called from the program, which has no leveldb"
+        ),
+        "{}",
+        ran.stderr
+    );
 }

@@ -9,6 +9,7 @@
 //                             found with its value, and 120,000 absent keys must not be.
 //   shim_db rtti              typeid and dynamic_cast on a NewBloomFilterPolicy(10), which need
 //                             the policy's type information (a shim built with RTTI).
+//   shim_db name              prints the Name() of a NewBloomFilterPolicy(10).
 //   shim_db negative          CreateFilter of NewBloomFilterPolicy(-10) over 3 keys, which no
 //                             policy can build: leveldb's and the shim's both abort.
 //
@@ -145,6 +146,12 @@ void Rtti() {
   Check(dynamic_cast<const void*>(policy.get()) == policy.get(), "dynamic_cast to void*");
 }
 
+void PrintName() {
+  std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(kBitsPerKey));
+  std::printf("policy name: %s\n", policy->Name());
+  Check(policy->Name() != nullptr, "the policy has a name");
+}
+
 void Negative() {
   std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(-10));
   const leveldb::Slice keys[] = {"a", "b", "c"};
@@ -165,10 +172,12 @@ int main(int argc, char** argv) {
     Read(argv[2]);
   } else if (mode == "rtti" && argc == 2) {
     Rtti();
+  } else if (mode == "name" && argc == 2) {
+    PrintName();
   } else if (mode == "negative" && argc == 2) {
     Negative();
   } else {
-    std::fprintf(stderr, "usage: %s write DIR cxx|c | read DIR | rtti | negative\n", argv[0]);
+    std::fprintf(stderr, "usage: %s write DIR cxx|c | read DIR | rtti | name | negative\n", argv[0]);
     return 2;
   }
   std::printf("%lu passed, %lu failed\n", passed, failed);

@@ -8,6 +8,7 @@ use std::ffi::{c_char, c_int};
 use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
 use crate::filter_block::{BlockKeys, FilterBlockError, FilterPolicy};
 use crate::no_unwind::single_query;
+use crate::policy::check_one_result_per_key;
 
 impl FilterPolicy for leveldb_filterpolicy_t {
     /// The bloom policy's filter, or what a custom policy's `create_filter` callback returns,
@@ -79,6 +80,7 @@ impl FilterPolicy for leveldb_filterpolicy_t {
                 FilterPolicy::key_may_match_batch(bloom, keys, filter, results);
             }
             PolicyKind::Custom(_) => {
+                check_one_result_per_key(keys.len(), results.len());
                 for (key, result) in keys.iter().zip(results) {
                     *result = self.key_may_match(key, filter);
                 }
@@ -101,6 +103,8 @@ mod tests {
     #[test]
     fn builder_and_reader_round_trip_and_refuse_bad_input() {
         let policy = leveldb_filterpolicy_create_bloom(10);
+        // SAFETY: every pointer passed is NULL, a live local, or what an earlier call returned
+        // and nothing has released yet; the block's length is what finish wrote.
         unsafe {
             let builder = leveldb_filterblock_builder_create(policy);
             assert!(!builder.is_null());

@@ -106,9 +106,10 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_destroy(
 /// empty.
 ///
 /// Returns 1 on success. Returns 0, leaving the builder unchanged, for: a NULL or finished
-/// builder; a `block_offset` in an earlier 2 KB range than the previous call's (leveldb
-/// asserts); memory running out (an offset far out needs 4 bytes per 2 KB skipped); a custom
-/// policy's `create_filter` returning NULL.
+/// builder; a `block_offset` past 2^63 - 1, the largest file offset (refused before anything is
+/// allocated); one in an earlier 2 KB range than the previous call's (leveldb asserts); memory
+/// running out (an offset far out needs 4 bytes per 2 KB skipped); a custom policy's
+/// `create_filter` returning NULL.
 ///
 /// # Threads
 /// One thread at a time per builder.

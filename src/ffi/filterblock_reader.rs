@@ -121,9 +121,9 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
             keys.clear();
             // A key that cannot exist is tested as the empty key, and its result set back to 1.
             let mut any_invalid = false;
-            // SAFETY: per the contract on each key.
             keys.extend(pointers[start..end].iter().zip(&lengths[start..end]).map(
                 |(&key, &len)| {
+                    // SAFETY: per the contract on each key.
                     unsafe { borrow_bytes(key, len) }.unwrap_or_else(|| {
                         any_invalid = true;
                         &[]

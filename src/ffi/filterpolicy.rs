@@ -69,6 +69,7 @@ pub(crate) struct CustomPolicy {
 // SAFETY: the policy only hands `state` to the caller's callbacks. As in leveldb, which calls a
 // policy from several threads at once, the header requires callbacks to be thread-safe.
 unsafe impl Send for CustomPolicy {}
+// SAFETY: as for Send: the callbacks it calls concurrently are thread-safe by the header's rule.
 unsafe impl Sync for CustomPolicy {}
 
 impl Drop for CustomPolicy {

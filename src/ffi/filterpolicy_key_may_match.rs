@@ -192,6 +192,8 @@ mod tests {
         let keys = [key.as_ptr().cast::<c_char>(), ptr::null()];
         let lens = [key.len(), 1];
         let mut len = 7;
+        // SAFETY: every pointer passed is NULL, a live local, or what an earlier call returned
+        // and nothing has released yet.
         unsafe {
             assert!(
                 leveldb_filterpolicy_create_filter(

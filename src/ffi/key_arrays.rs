@@ -114,7 +114,9 @@ impl<'k, E: KeyEntries<'k>> Keys<'k> for &mut KeyArrays<E> {
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)] // C naming, as the rest of the header
 pub struct leveldb_bloom_slice_t {
+    /// The key's first byte; NULL is allowed with `size` 0.
     pub data: *const c_char,
+    /// The key's length in bytes.
     pub size: usize,
 }
 

@@ -1,6 +1,6 @@
 //! leveldb's `FilterBlockBuilder`.
 
-use super::{BlockKeys, FilterBlockError, FilterPolicy};
+use super::{BlockKeys, FilterBlockError, FilterPolicy, MAX_BLOCK_OFFSET};
 use crate::block_format::{append_trailer, filter_index, trailer_len};
 
 /// leveldb's `FilterBlockBuilder`: the same bytes for the same calls, `(start_block add_key*)*
@@ -18,6 +18,7 @@ pub struct FilterBlockBuilder<P> {
 }
 
 impl<P: FilterPolicy> FilterBlockBuilder<P> {
+    /// An empty block whose filters `policy` builds.
     #[must_use]
     pub fn new(policy: P) -> Self {
         FilterBlockBuilder {
@@ -33,10 +34,14 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// are built, the first from the keys added so far, the others empty.
     ///
     /// # Errors
-    /// [`FilterBlockError::OffsetBackwards`] if `block_offset` is in an earlier 2 KB range than
-    /// the previous call's; [`FilterBlockError::OutOfMemory`], or the policy's error. The builder
-    /// is unchanged then.
+    /// [`FilterBlockError::OffsetTooLarge`] if `block_offset` is past 2^63 - 1, the largest file
+    /// offset; [`FilterBlockError::OffsetBackwards`] if it is in an earlier 2 KB range than the
+    /// previous call's; [`FilterBlockError::OutOfMemory`], or the policy's error. The builder is
+    /// unchanged then.
     pub fn start_block(&mut self, block_offset: u64) -> Result<(), FilterBlockError> {
+        if block_offset > MAX_BLOCK_OFFSET {
+            return Err(FilterBlockError::OffsetTooLarge { block_offset });
+        }
         let index = filter_index(block_offset);
         let built = self.filter_offsets.len() as u64;
         if index < built {
@@ -137,10 +142,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         // leveldb's `uint32_t` takes the low 32 bits of the position.
         let offset = self.result.len() as u32;
         if !self.key_ends.is_empty() {
-            let keys = BlockKeys {
-                bytes: &self.keys,
-                ends: &self.key_ends,
-            };
+            let keys = BlockKeys::packed(&self.keys, &self.key_ends);
             self.policy.create_filter(keys, &mut self.result)?;
             self.keys.clear();
             self.key_ends.clear();

@@ -70,14 +70,43 @@ fn backwards_offsets_fail_and_change_nothing() {
 }
 
 #[test]
-fn start_block_past_memory_fails_and_changes_nothing() {
+fn offsets_past_any_file_fail_and_change_nothing() {
     let mut builder = FilterBlockBuilder::new(BloomPolicy::new(10));
     builder.add_key(b"a").unwrap();
+    for block_offset in [MAX_BLOCK_OFFSET + 1, u64::MAX] {
+        assert_eq!(
+            builder.start_block(block_offset),
+            Err(FilterBlockError::OffsetTooLarge { block_offset })
+        );
+    }
     assert_eq!(
-        builder.start_block(u64::MAX),
-        Err(FilterBlockError::OutOfMemory)
+        FilterBlockError::OffsetTooLarge {
+            block_offset: u64::MAX
+        }
+        .to_string(),
+        "block offset 18446744073709551615 is past the largest file offset, 9223372036854775807"
     );
     assert_eq!(builder.finish().unwrap(), bloom_block(&[(0, &[b"a"])]));
+}
+
+#[test]
+fn block_keys_from_slices_read_as_a_builders() {
+    let keys: [&[u8]; 3] = [b"apple", b"", b"cherry"];
+    let ends = [5, 5, 11];
+    let (given, packed) = (
+        BlockKeys::new(&keys),
+        BlockKeys::packed(b"applecherry", &ends),
+    );
+    for block_keys in [given, packed] {
+        assert_eq!((block_keys.len(), block_keys.is_empty()), (3, false));
+        assert_eq!(block_keys.iter().len(), 3);
+        assert_eq!(block_keys.into_iter().collect::<Vec<_>>(), keys);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        FilterPolicy::create_filter(&BloomPolicy::new(10), block_keys, &mut a).unwrap();
+        BloomPolicy::new(10).create_filter(&keys, &mut b);
+        assert_eq!(a, b);
+    }
+    assert!(BlockKeys::new(&[]).is_empty());
 }
 
 #[test]

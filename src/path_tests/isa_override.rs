@@ -30,7 +30,11 @@ fn path_in_child(value: Option<&str>) -> String {
     };
     let output = child.output().expect("the child runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{value:?}: {stdout}");
+    assert!(
+        output.status.success(),
+        "{value:?} ({}): {stdout}",
+        output.status
+    );
     // The test harness prints the test's name on the same line, before it.
     let reported = stdout
         .split("path in use: ")

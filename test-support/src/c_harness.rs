@@ -1,14 +1,17 @@
 //! Builds the C and C++ test programs in c_tests/ against the library cargo just built and runs
-//! them, on each path the CPU has, requiring their "N passed, 0 failed" line and the path forced. Shared by tests/c_tests.rs (plain builds,
-//! linked statically and dynamically), tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and
-//! benches/vs_leveldb.rs (the benchmark against leveldb, timed).
+//! them, on each path the CPU has, requiring their "N passed, 0 failed" line and the path forced.
+//! Shared by tests/c_tests.rs (plain builds, linked statically and dynamically),
+//! tests/sanitizers.rs (ASan + UBSan, TSan, valgrind) and benches/vs_leveldb.rs (the benchmark
+//! against leveldb, timed). Each build's output is claimed (crate::scratch): built twice in one
+//! process, it fails.
 
+use std::collections::HashMap;
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::paths::{lib_dir, root};
-use crate::{isa, trials};
+use crate::{isa, process, scratch};
 
 /// The Rust target the tests are built for, and the C test programs with them.
 pub const TARGET: &str = env!("LEVELDB_BLOOM_TEST_TARGET");
@@ -23,16 +26,21 @@ pub const NATIVE_STATIC_LIBS: &str = include_str!(concat!(
     ".txt"
 ));
 
+/// How a test program is linked to the library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Link {
+    /// With libleveldb_bloom.a and the system libraries it needs.
     Static,
+    /// With libleveldb_bloom.so, found through the program's rpath.
     Shared,
 }
 
 /// One test program and how to run it.
+#[derive(Clone)]
 pub struct Program {
     /// Relative to the repository.
     pub source: &'static str,
+    /// Its command line's arguments.
     pub args: Vec<String>,
     /// Linked after the library, e.g. `-lleveldb`.
     pub libs: &'static [&'static str],
@@ -183,7 +191,8 @@ fn compiler_for(source: &Path) -> (String, &'static str) {
 }
 
 /// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
-/// library and the program's libraries, and returns the executable, written in `out_dir`.
+/// library and the program's libraries, and returns the executable, written in `out_dir` (the
+/// trial's folder, `tmp_dir!().trial()`) under a name of its own, which it claims.
 pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
     let source = root().join(program.source);
     let stem = source.file_stem().unwrap().to_string_lossy();
@@ -191,7 +200,7 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
         .iter()
         .map(|f| f.replace(['-', '=', ','], "_"))
         .collect();
-    let out = out_dir.join(format!("{stem}-{link:?}{flavour}"));
+    let out = scratch::claim(out_dir.join(format!("{stem}-{link:?}{flavour}")));
     let (compiler, standard) = compiler_for(&source);
     let mut cmd = Command::new(&compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
@@ -223,15 +232,29 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
                 .args(program.libs);
         }
     }
-    let status = cmd
-        .status()
-        .unwrap_or_else(|e| panic!("{compiler} could not start: {e}"));
-    assert!(
-        status.success(),
-        "compiling {} failed: {cmd:?}",
-        source.display()
-    );
+    process::run(&mut cmd);
     out
+}
+
+/// Each of `programs` with its executable, [`build`] once per source (the list runs some
+/// programs more than once, with other arguments).
+pub fn build_each(
+    programs: Vec<Program>,
+    link: Link,
+    flags: &[&str],
+    out_dir: &Path,
+) -> Vec<(Program, PathBuf)> {
+    let mut built: HashMap<&str, PathBuf> = HashMap::new();
+    programs
+        .into_iter()
+        .map(|program| {
+            let exe = built
+                .entry(program.source)
+                .or_insert_with(|| build(&program, link, flags, out_dir))
+                .clone();
+            (program, exe)
+        })
+        .collect()
 }
 
 /// Runs `cmd` (a test program, possibly under a tool) on `path`, with LEVELDB_BLOOM_ISA set:
@@ -244,10 +267,8 @@ pub fn run_on(path: &str, mut cmd: Command) {
 /// Runs `cmd` (a test program, possibly under a tool) and requires it to exit 0 and report no
 /// failure; returns what it printed.
 pub fn run(mut cmd: Command) -> String {
-    let output = cmd.output().expect("test program starts");
+    let output = process::output(&mut cmd);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    trials::print(&stdout);
-    trials::print(&String::from_utf8_lossy(&output.stderr));
     let summary = stdout
         .lines()
         .rev()

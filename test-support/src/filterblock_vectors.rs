@@ -9,7 +9,9 @@ use crate::vectors::{answer_bits, hex_digits};
 /// A call to leveldb's `FilterBlockBuilder`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
+    /// `StartBlock(block_offset)`.
     StartBlock(u64),
+    /// `AddKey(key)`.
     AddKey(Vec<u8>),
 }
 
@@ -24,12 +26,15 @@ pub enum Policy {
 
 /// One `build` or `read` record, with the calls and queries current at that point.
 pub struct Record<'a> {
+    /// The policy whose filters the block holds.
     pub policy: Policy,
     /// `Some(calls)` for a `build` record (the block is what they build), `None` for `read`.
     pub calls: Option<&'a [Call]>,
+    /// The block leveldb built, or the contents read.
     pub block: Vec<u8>,
     /// (block offset, key) pairs, and leveldb's `KeyMayMatch` for each.
     pub queries: &'a [(u64, Vec<u8>)],
+    /// leveldb's answer to each query.
     pub answers: Vec<bool>,
 }
 

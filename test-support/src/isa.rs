@@ -78,7 +78,8 @@ pub fn on_every_path(isa: &str) {
             .expect("the test program runs again");
         assert!(
             output.status.success(),
-            "the tests fail on the {path} path:\n{}\n{}",
+            "the tests fail on the {path} path ({}):\n{}\n{}",
+            output.status,
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );

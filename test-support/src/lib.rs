@@ -1,13 +1,20 @@
 //! What leveldb-bloom's tests, benchmarks and fuzz seed writer share: where the repository and
-//! the built library are, leveldb's reference vectors, the C test programs' build and run, running
-//! test programs on each path the CPU has, and which tools this machine has for the tests that
-//! need one, decided when the tests run.
+//! the built library are, where each test writes, leveldb's reference vectors, random test data,
+//! leveldb's tables, the build of tools/ and of the C test programs and the runs of programs,
+//! running test programs on each path the CPU has, the leveldb packages some tests install from
+//! PyPI and npm, and which tools this machine has for the tests that need one, decided when the
+//! tests run.
 
 pub mod c_harness;
 pub mod filterblock_vectors;
 pub mod isa;
+pub mod leveldb_tools;
+pub mod packages;
 pub mod paths;
+pub mod process;
+pub mod random;
 pub mod readme;
+pub mod scratch;
 pub mod tables;
 pub mod tools;
 pub mod trials;

@@ -2,10 +2,11 @@
 //! each tool's probe is here once, with the CI variable that makes it required.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use crate::paths::root;
+use crate::{packages, process};
 
 /// A tool some tests need beside cargo and a C/C++ compiler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +22,7 @@ pub enum Tool {
     Asan,
     /// gcc's ThreadSanitizer runtime.
     Tsan,
+    /// valgrind, for memcheck.
     Valgrind,
     /// Debian's python3-plyvel, for Debian's python3 (/usr/bin), which it is installed for.
     Plyvel,
@@ -28,6 +30,12 @@ pub enum Tool {
     LeveldbSource,
     /// Node.js and npm: the Node.js example (examples/node), with koffi from npm.
     Node,
+    /// pip's plyvel wheel, installed from PyPI into a venv (packages.rs).
+    PlyvelWheel,
+    /// npm's classic-level, installed and packed from npm's registry (packages.rs).
+    ClassicLevel,
+    /// Node.js's headers (in /usr/include/node, or npm_config_nodedir's), for node-gyp's builds.
+    NodeHeaders,
     /// The standard library of every Rust target with a pinned list of system libraries
     /// (cmake/native-static-libs/): every target CI builds.
     RustTargets,
@@ -48,6 +56,7 @@ impl Tool {
         FOUND[self as usize].get_or_init(|| self.probe()).as_deref()
     }
 
+    /// Whether this machine has the tool.
     pub fn is_present(self) -> bool {
         self.missing().is_none()
     }
@@ -59,9 +68,9 @@ impl Tool {
             Tool::Pytest => "LEVELDB_BLOOM_REQUIRE_PYTHON",
             Tool::Cmake => "LEVELDB_BLOOM_REQUIRE_CMAKE",
             Tool::Asan | Tool::Tsan | Tool::Valgrind => "LEVELDB_BLOOM_REQUIRE_SANITIZERS",
-            Tool::Plyvel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
+            Tool::Plyvel | Tool::PlyvelWheel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
             Tool::LeveldbSource => "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC",
-            Tool::Node => "LEVELDB_BLOOM_REQUIRE_NODE",
+            Tool::Node | Tool::ClassicLevel | Tool::NodeHeaders => "LEVELDB_BLOOM_REQUIRE_NODE",
             Tool::RustTargets => "LEVELDB_BLOOM_REQUIRE_TARGETS",
             Tool::Wine => "LEVELDB_BLOOM_REQUIRE_WINE",
             Tool::Zig => "LEVELDB_BLOOM_REQUIRE_ZIG",
@@ -76,19 +85,13 @@ impl Tool {
     fn probe(self) -> Option<String> {
         let missing = |present: bool, why: String| (!present).then_some(why);
         match self {
-            Tool::Leveldb => {
-                // Where the header is looked for, as fuzz/build.rs does.
-                let include = std::env::var_os("LEVELDB_INCLUDE_DIR")
-                    .map_or_else(|| PathBuf::from("/usr/include"), PathBuf::from);
-                let header = include.join("leveldb/filter_policy.h");
-                missing(
-                    header.is_file(),
-                    format!(
-                        "{} is missing: apt-get install libleveldb-dev",
-                        header.display()
-                    ),
-                )
-            }
+            // Where the header is looked for, as fuzz/build.rs does.
+            Tool::Leveldb => header_missing(
+                "LEVELDB_INCLUDE_DIR",
+                "/usr/include",
+                "leveldb/filter_policy.h",
+                "apt-get install libleveldb-dev",
+            ),
             Tool::Pytest => missing(
                 runs(Command::new("python3").args(["-c", "import pytest"])),
                 "python3 cannot import pytest: pip install pytest (in a venv: apt-get install \
@@ -134,6 +137,19 @@ impl Tool {
                 runs(Command::new("node").arg("--version"))
                     && runs(Command::new("npm").arg("--version")),
                 "node or npm is not on PATH: apt-get install nodejs npm".into(),
+            ),
+            Tool::PlyvelWheel => packages::plyvel_venv()
+                .err()
+                .map(|why| format!("pip could not install {}: {why}", packages::PLYVEL_WHEEL)),
+            Tool::ClassicLevel => packages::classic_level()
+                .err()
+                .map(|why| format!("npm could not fetch {}: {why}", packages::CLASSIC_LEVEL)),
+            // Where node-gyp takes them from in shim/build-classic-level.
+            Tool::NodeHeaders => header_missing(
+                "npm_config_nodedir",
+                "/usr",
+                "include/node/node_api.h",
+                "apt-get install libnode-dev (Debian's npm brings it), or set npm_config_nodedir",
             ),
             Tool::RustTargets => {
                 let lacking: Vec<String> = pinned_targets()
@@ -205,12 +221,17 @@ fn has_rust_target(target: &str) -> bool {
     })
 }
 
+/// Why `header` is missing under the folder the variable `var` names (`default` without it), with
+/// `how` to get it; None when it is there.
+fn header_missing(var: &str, default: &str, header: &str, how: &str) -> Option<String> {
+    let dir = std::env::var_os(var).map_or_else(|| PathBuf::from(default), PathBuf::from);
+    let header = dir.join(header);
+    (!header.is_file()).then(|| format!("{} is missing: {how}", header.display()))
+}
+
 /// Whether `cmd` starts and exits 0, its output discarded.
 fn runs(cmd: &mut Command) -> bool {
-    cmd.stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
+    process::quietly(cmd).is_ok()
 }
 
 /// Whether gcc's library folder, where it links `-fsanitize=...` programs' runtimes from, holds

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::scratch::{self, TmpDir};
 use crate::tools::Tool;
 
 /// Whether a test's output is kept until it ends (no --nocapture).
@@ -48,30 +49,38 @@ macro_rules! trial {
             stringify!($test),
             &[$($crate::tools::Tool::$tool),*],
             $test,
+            $crate::tmp_dir!(),
         )
     };
 }
 
-/// `test` under `name`: ignored when a tool of `tools` is missing, failed when a missing one is
-/// required, run otherwise.
-pub fn trial(name: &str, tools: &'static [Tool], test: fn()) -> Trial {
+/// `test` under `name`, of the test program whose folders `tmp_dir` gives: ignored when a tool
+/// of `tools` is missing, failed when a missing one is required, run otherwise. The tools are
+/// looked for as the trial too, as fetching one writes in the program's folder (packages.rs).
+pub fn trial(name: &str, tools: &'static [Tool], test: fn(), tmp_dir: TmpDir) -> Trial {
+    let trial_name = name.to_owned();
     Trial::ignorable_test(name, move || {
-        let missing: Vec<Tool> = tools.iter().copied().filter(|t| !t.is_present()).collect();
-        let why = |tool: &Tool| tool.missing().unwrap_or_default();
-        let required: Vec<String> = missing
-            .iter()
-            .filter(|tool| tool.is_required())
-            .map(|tool| format!("{}=1 but {}", tool.required_by(), why(tool)))
-            .collect();
-        if !required.is_empty() {
-            return Err(required.join("\n").into());
-        }
-        if !missing.is_empty() {
-            let reasons: Vec<&str> = missing.iter().map(why).collect();
-            return Ok(Completion::ignored_with(reasons.join("; ")));
-        }
-        run_kept(test).map(|()| Completion::Completed)
+        scratch::as_trial(&trial_name, tmp_dir, || probe_and_run(tools, test))
     })
+}
+
+/// [`trial`]'s body, as the trial.
+fn probe_and_run(tools: &'static [Tool], test: fn()) -> Result<Completion, Failed> {
+    let missing: Vec<Tool> = tools.iter().copied().filter(|t| !t.is_present()).collect();
+    let why = |tool: &Tool| tool.missing().unwrap_or_default();
+    let required: Vec<String> = missing
+        .iter()
+        .filter(|tool| tool.is_required())
+        .map(|tool| format!("{}=1 but {}", tool.required_by(), why(tool)))
+        .collect();
+    if !required.is_empty() {
+        return Err(required.join("\n").into());
+    }
+    if !missing.is_empty() {
+        let reasons: Vec<&str> = missing.iter().map(why).collect();
+        return Ok(Completion::ignored_with(reasons.join("; ")));
+    }
+    run_kept(test).map(|()| Completion::Completed)
 }
 
 /// Runs `test`, keeping its output, which becomes the failure's message if it panics.

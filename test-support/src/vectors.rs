@@ -7,8 +7,11 @@ use crate::paths::root;
 pub struct Record<'a> {
     /// `Some(bits_per_key)` for a `filter` record (built by leveldb from `keys`), `None` for `match`.
     pub bits_per_key: Option<u32>,
+    /// The key set current at the record.
     pub keys: &'a [Vec<u8>],
+    /// The probe set current at the record.
     pub probes: &'a [Vec<u8>],
+    /// The filter: what leveldb built from `keys`, or the bytes a `match` record queries.
     pub filter: Vec<u8>,
     /// leveldb's `KeyMayMatch` for each probe.
     pub answers: Vec<bool>,
@@ -20,6 +23,14 @@ fn hex(field: &str) -> Vec<u8> {
         return Vec::new();
     }
     hex_digits(field)
+}
+
+/// Plain hex of `bytes`, as the vectors and the tools' input files write them; `-` if empty.
+pub fn to_hex(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "-".into();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Bytes from hex digits, two per byte.

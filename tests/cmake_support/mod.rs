@@ -6,51 +6,46 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::trials;
+use leveldb_bloom_test_support::process::run;
+use leveldb_bloom_test_support::tmp_dir;
 
-/// Runs `cmd`, requires success, returns its standard output (also printed, with its errors).
-pub fn run(cmd: &mut Command) -> String {
-    run_with_errors(cmd).0
-}
-
-/// [`run`], returning the standard error too.
-pub fn run_with_errors(cmd: &mut Command) -> (String, String) {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    trials::print(&stdout);
-    trials::eprint(&stderr);
-    assert!(output.status.success(), "{cmd:?} failed: {}", output.status);
-    (stdout, stderr)
-}
-
-/// Configures and builds this project in `build` (removed first, so every run starts fresh)
-/// with `options`, in Release. cargo's target folder is shared by every such build and kept
-/// between runs, so only the first build compiles the crate.
-pub fn cmake_build(build: &Path, options: &[&str]) {
-    let _ = std::fs::remove_dir_all(build);
+/// The options giving CMake the cargo that runs these tests and one cargo target folder for every
+/// CMake build of them, kept between runs, so that only the first build compiles the crate.
+pub fn cargo_options() -> [String; 2] {
     let cargo: PathBuf = std::env::var_os("CARGO")
         .unwrap_or_else(|| "cargo".into())
         .into();
-    let cargo_target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cmake-cargo");
+    [
+        format!("-DCARGO_EXECUTABLE={}", cargo.display()),
+        format!(
+            "-DLEVELDB_BLOOM_CARGO_TARGET_DIR={}",
+            cargo_target_dir().display()
+        ),
+    ]
+}
+
+/// Configures and builds this project in `build` (removed first, so every run starts fresh)
+/// with `options`, in Release, with [`cargo_options`].
+pub fn cmake_build(build: &Path, options: &[&str]) {
+    let _ = std::fs::remove_dir_all(build);
     run(Command::new("cmake")
         .arg("-S")
         .arg(root())
         .arg("-B")
         .arg(build)
         .arg("-DCMAKE_BUILD_TYPE=Release")
-        .arg(format!("-DCARGO_EXECUTABLE={}", cargo.display()))
-        .arg(format!(
-            "-DLEVELDB_BLOOM_CARGO_TARGET_DIR={}",
-            cargo_target.display()
-        ))
+        .args(cargo_options())
         .args(options));
     run(Command::new("cmake")
         .arg("--build")
         .arg(build)
         .arg("--parallel"));
+}
+
+/// cargo's target folder for every CMake build of the tests (LEVELDB_BLOOM_CARGO_TARGET_DIR), in
+/// every test program: cargo locks it while it builds there.
+pub fn cargo_target_dir() -> PathBuf {
+    tmp_dir!().cargo_target("cmake-cargo")
 }
 
 /// `readelf -d`: the dynamic section, with its NEEDED and SONAME entries.

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import leveldb_bloom
-from leveldb_bloom import BloomFilterPolicy, _c_bytes, _native
+from leveldb_bloom import _COPY_MAX, BloomFilterPolicy, _c_bytes, _native
 
 KEYS = [b"apple", b"banana", b"cherry", b"", b"\x00\xff\x80"]
 
@@ -124,16 +124,59 @@ def test_released_memoryview_is_value_error(policy):
 
 
 @pytest.mark.parametrize("make", [bytearray, lambda b: memoryview(bytearray(b))])
-def test_writable_buffers_are_not_copied(make):
-    buffer = make(b"apple")
+def test_large_writable_buffers_are_not_copied_and_small_ones_are(make):
+    large = b"apple" + bytes(_COPY_MAX)
+    buffer = make(large)
     target = buffer.obj if isinstance(buffer, memoryview) else buffer
     data, length = _c_bytes(buffer, "key")
     # The C argument is the buffer's own memory: while it is lent, it cannot be resized.
-    assert length == 5 and isinstance(data, ctypes.Array)
+    assert length == len(large) and isinstance(data, ctypes.Array)
     target[0:1] = b"A"
-    assert data.raw == b"Apple"
+    assert data.raw[:5] == b"Apple"
     with pytest.raises(BufferError):
         target.append(0)
+    # Up to _COPY_MAX bytes, a copy: cheaper than lending the buffer.
+    for small in (b"", b"apple", bytes(_COPY_MAX)):
+        assert _c_bytes(make(small), "key") == (small, len(small))
+
+
+# Lists of bytes, bytearrays and contiguous memoryviews are read by C code; others key by key.
+# Each way gives the keys' bytes.
+KEY_LISTS = {
+    "bytes": [b"apple", b"", b"cherry"],
+    "bytearray": [bytearray(b"apple"), bytearray(), bytearray(b"cherry")],
+    "memoryview": [memoryview(b"apple"), memoryview(b""), memoryview(bytearray(b"cherry"))],
+    "memoryviews of any format and layout": list(VIEWS.values()),
+    "mixed": [b"apple", bytearray(), memoryview(b"xcherryx")[1:-1]],
+    "a bytes subclass": [type("Sub", (bytes,), {})(b"apple")],
+    "large": [bytes(100_000), bytearray(b"x" * 100_000), memoryview(b"y" * 100_000)],
+}
+
+
+@pytest.mark.parametrize("keys", KEY_LISTS.values(), ids=KEY_LISTS.keys())
+def test_key_lists_of_every_kind_are_their_bytes(policy, keys, many_path):
+    as_bytes = [bytes(key) for key in keys]
+    assert policy.create_filter(keys) == policy.create_filter(as_bytes)
+    bloom = policy.create_filter(as_bytes + [b"other"])
+    assert policy.key_may_match_many(keys, bloom) == [True] * len(keys)
+    assert policy.key_may_match_many(iter(keys), bloom) == [True] * len(keys)
+
+
+def test_released_memoryview_in_a_list_is_value_error(policy):
+    released = memoryview(b"apple")
+    released.release()
+    for keys in ([released], [memoryview(b"ok"), released], [b"ok", released]):
+        with pytest.raises(ValueError):
+            policy.create_filter(keys)
+
+
+def test_key_lengths_are_the_bytes_read_not_what_len_says(policy):
+    class Liar(bytearray):
+        def __len__(self):
+            return 1000
+
+    # Were C given len(), it would read past the key's bytes.
+    assert policy.create_filter([Liar(b"apple"), b"x"]) == policy.create_filter([b"apple", b"x"])
 
 
 def test_closed_policy_raises_value_error():

@@ -1,4 +1,5 @@
-"""The examples users copy run as written: the README's Python blocks and the package's doctest."""
+"""The examples users copy run as written: the Python blocks of the README and of the package's
+own README, and the package's doctest."""
 
 from __future__ import annotations
 
@@ -10,13 +11,21 @@ from conftest import REPO_ROOT
 import leveldb_bloom
 
 
-def test_readme_python_examples(capsys):
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```python\n(.*?)^```$", readme, flags=re.DOTALL | re.MULTILINE)
-    assert blocks, "README.md has no ```python block"
+def run_python_blocks(readme: str) -> None:
+    text = (REPO_ROOT / readme).read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```$", text, flags=re.DOTALL | re.MULTILINE)
+    assert blocks, f"{readme} has no ```python block"
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {"__name__": "__main__"})  # noqa: S102
+        exec(compile(block, readme, "exec"), {"__name__": "__main__"})  # noqa: S102
+
+
+def test_readme_python_examples(capsys):
+    run_python_blocks("README.md")
     assert capsys.readouterr().out == "leveldb.BuiltinBloomFilter2\n[True, False, True]\n"
+
+
+def test_package_readme_python_examples():
+    run_python_blocks("bindings/python/README.md")
 
 
 def test_package_doctest():

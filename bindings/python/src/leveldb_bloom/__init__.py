@@ -8,13 +8,16 @@ leveldb 1.23, through leveldb-bloom's C ABI (ctypes: no compiler needed).
     True
 
 Keys and filters are ``bytes``, ``bytearray`` or ``memoryview``; the bytes used are always
-``bytes(obj)``. ``bytes`` and writable contiguous buffers (a ``bytearray``, a memoryview of one)
-are passed to C without a copy; a read-only or non-contiguous memoryview is copied first. Any
-other type, ``str`` included, raises TypeError.
+``bytes(obj)``, and any of them costs about the same. A list of keys is copied into one buffer
+for C; a key or filter given alone is passed as it is if it is ``bytes``, or a writable
+contiguous buffer past 4 KiB, and copied otherwise, which for a few bytes costs less than
+lending a buffer to C. Any other type, ``str`` included, raises TypeError.
 
 A policy is immutable, so any number of threads may use one at once (ctypes releases the GIL
 during each C call). ``close()`` (or leaving a ``with`` block, or the object being garbage
-collected) frees it; calls already running finish first, later ones raise ValueError.
+collected) frees it; calls already running finish first, later ones raise ValueError. A policy
+is its ``bits_per_key``: ``copy.copy``, ``copy.deepcopy`` and ``pickle`` give a policy of its
+own with the same value (so one can go to a ``multiprocessing`` pool), equal to the first.
 
 A table's filter block (leveldb's ``table/filter_block.cc``: one filter per 2 KB of data-block
 offsets) is built by ``FilterBlockBuilder`` and read by ``FilterBlockReader``, as leveldb 1.23's:
@@ -34,11 +37,14 @@ cargo's build output in the checkout.
 
 from __future__ import annotations
 
+import array
 import ctypes
+import io
+import itertools
 import operator
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Union
+from typing import Any, NamedTuple, Union
 
 from . import _native
 from ._native import LibraryNotFoundError
@@ -72,9 +78,15 @@ def isa() -> str:
     ignored. Every path gives the same bytes and answers."""
     return _native.library().isa().decode("ascii")
 
-# What ctypes passes for a char* argument (bytes, a c_char array over a buffer, or NULL for an
-# empty one), with the length in bytes.
-_CBytes = tuple[Union[bytes, ctypes.Array, None], int]
+
+# What ctypes passes for a char* argument (bytes, or a c_char array over a buffer), with the
+# length in bytes.
+_CBytes = tuple[Union[bytes, ctypes.Array], int]
+
+#: A key or filter given alone that is a writable buffer of up to this many bytes is copied to
+#: ``bytes`` for C: a copy of a short key costs about 0.1 us, lending a buffer to C (memoryview,
+#: cast, from_buffer, then a pointer cast) about 2 to 10 us; both cost the same near 4 KiB.
+_COPY_MAX = 4096
 
 
 def _c_bytes(obj: BytesLike, what: str) -> _CBytes:
@@ -82,39 +94,84 @@ def _c_bytes(obj: BytesLike, what: str) -> _CBytes:
     if isinstance(obj, bytes):
         return obj, len(obj)  # ctypes passes a pointer into the bytes object itself
     if isinstance(obj, bytearray):
+        if len(obj) <= _COPY_MAX:
+            return bytes(obj), len(obj)
         view = memoryview(obj)
     elif isinstance(obj, memoryview):
         view = obj
+        # nbytes raises ValueError for a released view; tobytes() is bytes(view).
+        if view.nbytes <= _COPY_MAX or view.readonly or not view.c_contiguous:
+            data = view.tobytes()
+            return data, len(data)
     else:
         raise TypeError(f"{what} must be bytes, bytearray or memoryview, not {type(obj).__name__}")
-    if view.nbytes == 0:
-        return None, 0  # the C ABI reads NULL with length 0 as the empty string
-    if view.readonly or not view.c_contiguous:
-        # ctypes can only point into writable contiguous buffers; tobytes() is bytes(view).
-        data = view.tobytes()
-        return data, len(data)
     # Any format and shape, as its raw bytes in order. While the array exists the buffer stays
     # exported, so a bytearray cannot be resized under the C call.
     return (ctypes.c_char * view.nbytes).from_buffer(view.cast("B")), view.nbytes
 
 
-def _c_keys(keys: Iterable[BytesLike]) -> list[_CBytes]:
+class _Keys(NamedTuple):
+    """Keys as C takes them: ``count`` keys, the i-th at ``pointers[i]`` with ``lengths[i]``
+    bytes, all in ``buffer``, which must outlive the arrays' use; ``parts`` holds each key."""
+
+    count: int
+    pointers: Any
+    lengths: Any
+    buffer: bytes
+    parts: list[BytesLike]
+
+
+_KEY_POINTERS = ctypes.POINTER(ctypes.c_char_p)
+
+#: The array typecode of a ``size_t``: arrays of keys' addresses and lengths are built by
+#: ``array.array`` (a few ns an item; a ctypes array takes tens of ns to convert each).
+_SIZE_T = next(
+    code for code in "LQI" if array.array(code).itemsize == ctypes.sizeof(ctypes.c_size_t)
+)
+
+_KEY_TYPES = {bytes, bytearray, memoryview}
+
+
+def _c_keys(keys: Iterable[BytesLike]) -> _Keys:
+    """``keys`` for C, each as ``bytes(key)``, copied into one buffer by C code, which also
+    gives each key's length: a key of any type costs about the same (docs/PYTHON.md)."""
     if isinstance(keys, (bytes, bytearray, memoryview, str)):
         raise TypeError(f"keys must be an iterable of byte strings, not one {type(keys).__name__}")
-    return [_c_bytes(key, "each key") for key in keys]
-
-
-def _c_key_arrays(keys: list[_CBytes]):
-    """The ``const char* const*`` and ``const size_t*`` arrays for ``keys`` (which must outlive
-    them: the arrays point into the keys' buffers)."""
-    pointers = (ctypes.c_char_p * len(keys))(
-        *(
-            data if data is None or isinstance(data, bytes) else ctypes.cast(data, ctypes.c_char_p)
-            for data, _ in keys
-        )
+    parts = list(keys)
+    if not set(map(type, parts)) <= _KEY_TYPES:
+        parts = list(map(_key_bytes, parts))  # TypeError for any other type
+    try:
+        lengths, buffer = _joined(parts)  # ValueError for a released memoryview
+    except BufferError:
+        # A memoryview that is not contiguous cannot be read in place: its bytes are copied.
+        lengths, buffer = _joined(list(map(_key_bytes, parts)))
+    # Each key's address: where the buffer starts, then where each key before it ends.
+    starts = itertools.accumulate(lengths, initial=ctypes.cast(buffer, ctypes.c_void_p).value)
+    pointers = array.array(_SIZE_T, starts)
+    return _Keys(
+        len(parts),
+        ctypes.cast((ctypes.c_size_t * len(pointers)).from_buffer(pointers), _KEY_POINTERS),
+        (ctypes.c_size_t * len(parts)).from_buffer(array.array(_SIZE_T, lengths)),
+        buffer,
+        parts,
     )
-    lengths = (ctypes.c_size_t * len(keys))(*(length for _, length in keys))
-    return pointers, lengths
+
+
+def _joined(parts: list[BytesLike]) -> tuple[list[int], bytes]:
+    """The bytes of ``parts`` one after another, and how many each wrote: one C call a key,
+    with no separate call for its length."""
+    written = io.BytesIO()
+    lengths = list(map(written.write, parts))
+    return lengths, written.getvalue()
+
+
+def _key_bytes(key: BytesLike) -> bytes | bytearray:
+    """One key as ``bytes`` or ``bytearray``, which every buffer reader takes in place."""
+    if isinstance(key, (bytes, bytearray)):
+        return key
+    if isinstance(key, memoryview):
+        return key.tobytes()  # any format, shape or layout; ValueError if released
+    raise TypeError(f"each key must be bytes, bytearray or memoryview, not {type(key).__name__}")
 
 
 class BloomFilterPolicy:
@@ -189,6 +246,21 @@ class BloomFilterPolicy:
         state = ", closed" if self._closed else ""
         return f"BloomFilterPolicy({self._bits_per_key}{state})"
 
+    # A policy is its bits_per_key: a copy, deep or not, and an unpickled policy are new
+    # policies with a C handle of their own, never a share of this one's.
+    def __reduce__(self):
+        if self._closed:
+            raise ValueError("BloomFilterPolicy is closed")
+        return type(self), (self._bits_per_key,)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BloomFilterPolicy):
+            return NotImplemented
+        return self._bits_per_key == other._bits_per_key
+
+    def __hash__(self) -> int:
+        return hash((BloomFilterPolicy, self._bits_per_key))
+
     @property
     def name(self) -> str:
         """The name leveldb stores with filters: ``"leveldb.BuiltinBloomFilter2"``."""
@@ -201,19 +273,18 @@ class BloomFilterPolicy:
     def create_filter(self, keys: Iterable[BytesLike]) -> bytes:
         """The filter leveldb's ``CreateFilter`` builds for ``keys`` (in order, duplicates kept)."""
         c_keys = _c_keys(keys)
-        if len(c_keys) > _native.INT_MAX:
+        if c_keys.count > _native.INT_MAX:
             raise ValueError(f"at most {_native.INT_MAX} keys fit in one filter")
-        pointers, lengths = _c_key_arrays(c_keys)
         filter_length = ctypes.c_size_t()
         handle = self._acquire()
         try:
             built = self._lib.create_filter(
-                handle, pointers, lengths, len(c_keys), ctypes.byref(filter_length)
+                handle, c_keys.pointers, c_keys.lengths, c_keys.count, ctypes.byref(filter_length)
             )
         finally:
             self._release()
         if not built:
-            raise MemoryError(f"no memory for a filter over {len(c_keys)} keys")
+            raise MemoryError(f"no memory for a filter over {c_keys.count} keys")
         try:
             return ctypes.string_at(built, filter_length.value)
         finally:
@@ -237,7 +308,7 @@ class BloomFilterPolicy:
         the batch query, else key by key."""
         filter_data, filter_length = _c_bytes(filter, "filter")
         c_keys = _c_keys(keys)
-        if not c_keys:
+        if not c_keys.count:
             return []
         batch = self._lib.key_may_match_batch
         handle = self._acquire()
@@ -245,12 +316,19 @@ class BloomFilterPolicy:
             if batch is None:
                 one = self._lib.key_may_match
                 return [
-                    bool(one(handle, data, length, filter_data, filter_length))
-                    for data, length in c_keys
+                    bool(one(handle, *_c_bytes(key, "key"), filter_data, filter_length))
+                    for key in c_keys.parts
                 ]
-            pointers, lengths = _c_key_arrays(c_keys)
-            results = (ctypes.c_uint8 * len(c_keys))()
-            batch(handle, pointers, lengths, len(c_keys), filter_data, filter_length, results)
+            results = (ctypes.c_uint8 * c_keys.count)()
+            batch(
+                handle,
+                c_keys.pointers,
+                c_keys.lengths,
+                c_keys.count,
+                filter_data,
+                filter_length,
+                results,
+            )
             return [bool(result) for result in results]
         finally:
             self._release()
@@ -282,7 +360,8 @@ class FilterBlockBuilder:
     """leveldb's ``FilterBlockBuilder``: ``(start_block add_key*)* finish`` gives the filter block
     leveldb 1.23 writes for the same calls, byte for byte. ``finish()`` ends it; ``close()`` (or
     leaving a ``with`` block) drops it unfinished. Until then it keeps its policy open. Calls on
-    one builder from several threads run one at a time."""
+    one builder from several threads run one at a time. It cannot be copied or pickled
+    (TypeError): its state is in C."""
 
     def __init__(self, policy: BloomFilterPolicy):
         self._lock = threading.Lock()
@@ -364,6 +443,14 @@ class FilterBlockBuilder:
         self._live()
         return self
 
+    # Its keys and filters are in C, which has no way to copy them; a copy sharing them would
+    # free them twice.
+    def __reduce__(self):
+        raise TypeError(
+            "a FilterBlockBuilder cannot be copied or pickled: its state is in C; "
+            "make another and give it the same calls"
+        )
+
     def __exit__(self, *exc_info) -> None:
         self.close()
 
@@ -371,13 +458,20 @@ class FilterBlockBuilder:
 class FilterBlockReader:
     """leveldb's ``FilterBlockReader``: ``KeyMayMatch(block_offset, key)`` on a filter block,
     answered exactly as leveldb 1.23 answers for any bytes (errors are potential matches). The
-    policy tests each filter; it must be open at each call. Holds a copy of ``contents``."""
+    policy tests each filter; it must be open at each call. Holds a copy of ``contents``.
+    ``copy.copy`` gives a reader over the same policy; ``copy.deepcopy`` and ``pickle`` one with
+    a policy of its own."""
 
     def __init__(self, policy: BloomFilterPolicy, contents: BytesLike):
         self._lib = _filter_block_library(policy)
         _c_bytes(contents, "contents")  # TypeError for anything else
         self._policy = policy
         self._contents = bytes(contents)
+
+    # A reader is its policy and contents: a copy shares the policy, a deep copy or an
+    # unpickled reader has a policy of its own.
+    def __reduce__(self):
+        return type(self), (self._policy, self._contents)
 
     def key_may_match(self, block_offset: int, key: BytesLike) -> bool:
         """False only if ``key`` is certainly not in the data block at ``block_offset``."""
@@ -401,18 +495,24 @@ class FilterBlockReader:
         of each filter tested together."""
         offsets = [_block_offset(offset) for offset in block_offsets]
         c_keys = _c_keys(keys)
-        if len(offsets) != len(c_keys):
-            raise ValueError(f"{len(offsets)} block offsets for {len(c_keys)} keys")
-        if not c_keys:
+        if len(offsets) != c_keys.count:
+            raise ValueError(f"{len(offsets)} block offsets for {c_keys.count} keys")
+        if not c_keys.count:
             return []
-        pointers, lengths = _c_key_arrays(c_keys)
         c_offsets = (ctypes.c_uint64 * len(offsets))(*offsets)
-        results = (ctypes.c_uint8 * len(c_keys))()
+        results = (ctypes.c_uint8 * c_keys.count)()
         contents = self._contents
         handle = self._policy._acquire()
         try:
             self._lib.filterblock_key_may_match_batch(
-                handle, contents, len(contents), c_offsets, pointers, lengths, len(c_keys), results
+                handle,
+                contents,
+                len(contents),
+                c_offsets,
+                c_keys.pointers,
+                c_keys.lengths,
+                c_keys.count,
+                results,
             )
         finally:
             self._policy._release()
