@@ -2,7 +2,6 @@
 //! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
 //! 0 failed" line and the path it was given. Each trial builds in its own folder.
 
-use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
@@ -12,6 +11,7 @@ use leveldb_bloom_test_support::c_harness::{
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::readme::code_blocks;
+#[cfg(target_os = "linux")]
 use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
@@ -272,9 +272,19 @@ fn benchmark_runs_every_path_in_turn() {
     let mut paths = reported.clone();
     paths.dedup();
     assert_eq!(paths, isa::up_to(leveldb_bloom::isa()), "{reported:?}");
+    #[cfg(unix)]
+    program_named_by_argv0_missing(&program, &exe);
+}
 
+/// The benchmark started with an argv[0] that names no program: its --isa=all says so.
+#[cfg(unix)]
+fn program_named_by_argv0_missing(
+    program: &leveldb_bloom_test_support::c_harness::Program,
+    exe: &std::path::Path,
+) {
+    use std::os::unix::process::CommandExt;
     let missing = exe.with_file_name("no-such-program");
-    let mut cmd = command(&program, &exe);
+    let mut cmd = command(program, exe);
     cmd.arg0(&missing);
     let output = process::output(&mut cmd);
     let stderr = String::from_utf8_lossy(&output.stderr);
