@@ -17,7 +17,7 @@ use crate::{isa, process, scratch};
 pub const TARGET: &str = env!("LEVELDB_BLOOM_TEST_TARGET");
 
 /// What the static library needs from the system on [`TARGET`] (Rust's standard library,
-/// mostly): the list `--print native-static-libs` gives, pinned per target in
+/// mostly): the list `--print native-static-libs` gives less `-lgcc_s`, pinned per target in
 /// cmake/native-static-libs/ and checked by `native_static_libs_are_pinned`. CMake, the
 /// pkg-config file and docs/PLATFORMS.md use the same lists.
 pub const NATIVE_STATIC_LIBS: &str = include_str!(concat!(
