@@ -32,7 +32,7 @@ EOF
 libleveldb=$(c++ -print-file-name=libleveldb.a)
 link() {
   c++ -O2 -Wl,--gc-sections "$out/prog.cc" -o "$out/$1" "${@:2}" "$libleveldb" -lsnappy -pthread \
-    $(cat cmake/native-static-libs.txt)
+    $(cat "cmake/native-static-libs/$(rustc -vV | sed -n 's/^host: //p').txt")
   strip -o "$out/$1-stripped" "$out/$1"
 }
 link stock

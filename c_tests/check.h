@@ -4,6 +4,7 @@
 #ifndef LEVELDB_BLOOM_CHECK_H
 #define LEVELDB_BLOOM_CHECK_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,29 @@ static inline void *xmalloc(size_t n) {
     exit(2);
   }
   return p;
+}
+
+/* The next line of `file`, without its newline, in *line (grown as needed; the caller frees it);
+ * NULL at the end of the file. getline's job in standard C: MinGW's C library has no getline. */
+static inline char *next_line(FILE *file, char **line, size_t *cap) {
+  size_t len = 0;
+  for (;;) {
+    if (*cap - len < 2) {
+      *cap = *cap < 128 ? 128 : *cap * 2;
+      *line = (char *)realloc(*line, *cap);
+      if (*line == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+      }
+    }
+    size_t room = *cap - len > INT_MAX ? INT_MAX : *cap - len;
+    if (fgets(*line + len, (int)room, file) == NULL) return len > 0 ? *line : NULL;
+    len += strlen(*line + len);
+    if ((*line)[len - 1] == '\n') {
+      (*line)[len - 1] = '\0';
+      return *line;
+    }
+  }
 }
 
 #endif

@@ -133,12 +133,7 @@ static void list_clear(list_t *l) {
 static char *g_line;
 static size_t g_cap;
 
-static char *next_line(FILE *f) {
-  ssize_t n = getline(&g_line, &g_cap, f);
-  if (n < 0) return NULL;
-  if (n > 0 && g_line[n - 1] == '\n') g_line[n - 1] = '\0';
-  return g_line;
-}
+static char *read_line(FILE *f) { return next_line(f, &g_line, &g_cap); }
 
 /* Reads `count` lines of calls ("start OFFSET" / "key HEX") or queries ("OFFSET HEX"). */
 static void read_list(FILE *f, size_t count, int calls, list_t *l) {
@@ -150,7 +145,7 @@ static void read_list(FILE *f, size_t count, int calls, list_t *l) {
   l->ptrs = xmalloc(count * sizeof *l->ptrs);
   l->lens = xmalloc(count * sizeof *l->lens);
   for (size_t i = 0; i < count; i++) {
-    char *line = next_line(f);
+    char *line = read_line(f);
     if (line == NULL) bad_file();
     char *space = strchr(line, ' ');
     if (space == NULL) bad_file();
@@ -202,7 +197,7 @@ static void vectors(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/filterblock.txt", dir);
   FILE *f = fopen(path, "r");
-  if (f == NULL || next_line(f) == NULL || strcmp(g_line, "leveldb-bloom filter block vectors v1") != 0) {
+  if (f == NULL || read_line(f) == NULL || strcmp(g_line, "leveldb-bloom filter block vectors v1") != 0) {
     fprintf(stderr, "%s: not a filter block vector file\n", path);
     exit(2);
   }
@@ -210,7 +205,7 @@ static void vectors(const char *dir) {
   list_t calls = {0}, queries = {0};
   unsigned long records = 0;
   char *line;
-  while ((line = next_line(f)) != NULL) {
+  while ((line = read_line(f)) != NULL) {
     if (line[0] == '#') continue;
     char kind[16], policy_name[32];
     unsigned long long count;

@@ -61,12 +61,7 @@ typedef struct {
   const char *answers; /* '0'/'1' per probe, into line */
 } vector_reader_t;
 
-static char *read_line(vector_reader_t *r) {
-  ssize_t n = getline(&r->line, &r->cap, r->file);
-  if (n < 0) return NULL;
-  if (n > 0 && r->line[n - 1] == '\n') r->line[n - 1] = '\0';
-  return r->line;
-}
+static char *read_line(vector_reader_t *r) { return next_line(r->file, &r->line, &r->cap); }
 
 /* Opens DIR/NAME, e.g. the vectors folder a test was given and "build.txt". */
 static void vector_open(vector_reader_t *r, const char *dir, const char *name) {

@@ -2,18 +2,18 @@
 //! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
 //! 0 failed" line and the path it was given. Each trial builds in its own folder.
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, build, build_each, build_prefixed, command, compiler,
+    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, build_prefixed, command, compiler,
     prefixed_library, program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
 use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
+use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
@@ -38,6 +38,8 @@ fn main() {
         trial!(with_leveldb_the_build_without_leveldbs_names, Leveldb),
         trial!(header_compiles_as_c_and_cpp),
         trial!(readme_c_examples_compile_and_run),
+        // Linux: LD_LIBRARY_PATH and readelf.
+        #[cfg(target_os = "linux")]
         trial!(readme_link_line_from_the_build_tree),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
@@ -49,6 +51,7 @@ fn main() {
         trial!(benchmark_runs_every_path_in_turn, Leveldb),
         trial!(single_query_ab_tool_checks_pass),
         trial!(native_static_libs_are_pinned),
+        trial!(native_static_libs_are_pinned_for_every_target, RustTargets),
     ]);
 }
 
@@ -393,6 +396,7 @@ fn readme_c_examples_compile_and_run() {
 /// in a folder whose include/ is the repository's and whose target/release holds the libraries
 /// this `cargo test` built (so the block's `cargo build` line is left out); then its static line
 /// with `cc -static`, which must give a program with no dynamic section.
+#[cfg(target_os = "linux")]
 fn readme_link_line_from_the_build_tree() {
     let block = code_blocks("sh")
         .into_iter()
@@ -492,9 +496,19 @@ fn benchmark_runs_every_path_in_turn() {
     let mut paths = reported.clone();
     paths.dedup();
     assert_eq!(paths, isa::up_to(leveldb_bloom::isa()), "{reported:?}");
+    #[cfg(unix)]
+    program_named_by_argv0_missing(&program, &exe);
+}
 
+/// The benchmark started with an argv[0] that names no program: its --isa=all says so.
+#[cfg(unix)]
+fn program_named_by_argv0_missing(
+    program: &leveldb_bloom_test_support::c_harness::Program,
+    exe: &std::path::Path,
+) {
+    use std::os::unix::process::CommandExt;
     let missing = exe.with_file_name("no-such-program");
-    let mut cmd = command(&program, &exe);
+    let mut cmd = command(program, exe);
     cmd.arg0(&missing);
     let output = process::output(&mut cmd);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -515,24 +529,36 @@ fn single_query_ab_tool_checks_pass() {
     build_and_run_both("benches/single_query_ab.c");
 }
 
-/// The system libraries the static library needs are what rustc says less `-lgcc_s`, and the
-/// README states them. rustc names libgcc_s for its unwinder, which has no static archive, so
-/// `cc -static` cannot link with it; the compiler driver links the unwinder itself, libgcc_s (as
-/// needed) into a dynamic program and libgcc_eh into a static one. cargo builds into a folder of
-/// its own: the test's own target folder is locked.
+/// The system libraries the static library needs on the target these tests are built for are
+/// what rustc says less `-lgcc_s`. rustc names libgcc_s for its unwinder, which has no static
+/// archive, so `cc -static` cannot link with it; the compiler driver links the unwinder itself,
+/// libgcc_s (as needed) into a dynamic program and libgcc_eh into a static one.
 fn native_static_libs_are_pinned() {
+    check_pinned(TARGET, NATIVE_STATIC_LIBS);
+}
+
+/// The same for every other target with a pinned list (cmake/native-static-libs/): every target
+/// CI builds, for CMake's package and pkg-config file there.
+fn native_static_libs_are_pinned_for_every_target() {
+    for target in pinned_targets().iter().filter(|target| *target != TARGET) {
+        let file = root().join(format!("cmake/native-static-libs/{target}.txt"));
+        check_pinned(
+            target,
+            &std::fs::read_to_string(file).expect("the pinned list"),
+        );
+    }
+}
+
+/// `pinned` is what rustc's `--print native-static-libs` says for a build of the library for
+/// `target` less `-lgcc_s` (cargo builds into a folder of its own, shared by the two tests: the
+/// test's own target folder is locked), and docs/PLATFORMS.md states it.
+fn check_pinned(target: &str, pinned: &str) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let (_, stderr) = process::run_with_errors(
         Command::new(cargo)
-            .args([
-                "rustc",
-                "--locked",
-                "--lib",
-                "--crate-type",
-                "staticlib",
-                "--target-dir",
-            ])
-            .arg(tmp_dir!().trial().join("cargo"))
+            .args(["rustc", "--locked", "--lib", "--crate-type", "staticlib"])
+            .args(["--target", target, "--target-dir"])
+            .arg(tmp_dir!().cargo_target("native-static-libs"))
             .args(["--", "--print", "native-static-libs"])
             .current_dir(root()),
     );
@@ -544,12 +570,15 @@ fn native_static_libs_are_pinned() {
         .split_whitespace()
         .filter(|lib| *lib != "-lgcc_s")
         .collect();
-    let pinned = NATIVE_STATIC_LIBS.trim();
+    let pinned = pinned.trim();
     assert_eq!(
         without_gcc_s.join(" "),
         pinned,
-        "update cmake/native-static-libs.txt and the README"
+        "{target}: update cmake/native-static-libs/{target}.txt and docs/PLATFORMS.md"
     );
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
-    assert!(readme.contains(pinned), "the README must state `{pinned}`");
+    let platforms = std::fs::read_to_string(root().join("docs/PLATFORMS.md")).expect("PLATFORMS");
+    assert!(
+        platforms.contains(&format!("`{pinned}`")),
+        "docs/PLATFORMS.md must state `{pinned}` for {target}"
+    );
 }

@@ -9,19 +9,27 @@
 //! is not compatible with. And with no C++ compiler on `PATH`: the README's main job, and a C-only
 //! project adding this one with `add_subdirectory`.
 //!
-//! Needs cmake (looked for when the test runs; CI sets LEVELDB_BLOOM_REQUIRE_CMAKE=1 so it cannot
-//! be skipped).
+//! Then the same for Windows, built with MinGW-w64 and run under wine: ctest, the install (the
+//! DLL in bin/, its import library and the static library in lib/) and the consumer project.
+//!
+//! And for macOS on arm64, with zig as its C compiler and linker (cargo-zigbuild): built, installed
+//! (the library named after its version, its install name and the links) and consumed, each
+//! Mach-O file read with llvm-objdump, as nothing here can run them.
+//!
+//! Needs cmake, for Windows MinGW-w64 and wine, for macOS zig (looked for when the tests run; CI
+//! sets LEVELDB_BLOOM_REQUIRE_CMAKE, _WINE and _ZIG to 1 so they cannot be skipped).
 
 mod cmake_support;
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use cmake_support::{cargo_options, cmake_build, dynamic_section};
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::process::{self, run};
-use leveldb_bloom_test_support::scratch::fresh;
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tools::Tool;
 use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
 
@@ -29,6 +37,12 @@ fn main() {
     trials::run(vec![
         trial!(configure_build_ctest_install_and_consume, Cmake),
         trial!(main_job_and_add_subdirectory_need_no_cpp_compiler, Cmake),
+        trial!(
+            windows_build_ctest_install_and_consume_under_wine,
+            Cmake,
+            Wine
+        ),
+        trial!(macos_build_install_and_consume_linked_by_zig, Cmake, Zig),
     ]);
 }
 
@@ -102,8 +116,9 @@ fn accepted_and_refused_versions() -> (String, String) {
 }
 
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for
-/// every program in c_tests/ (those using leveldb only when leveldb is installed).
-fn expected_ctest_names() -> Vec<String> {
+/// every program in c_tests/ (those using leveldb only when leveldb is installed, not for
+/// Windows; those using POSIX's RLIMIT_AS not for Windows).
+fn expected_ctest_names(windows: bool) -> Vec<String> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(root().join("c_tests")).expect("c_tests/") {
         let path = entry.expect("c_tests entry").path();
@@ -113,11 +128,12 @@ fn expected_ctest_names() -> Vec<String> {
         {
             continue;
         }
-        let uses_leveldb = std::fs::read_to_string(&path)
-            .expect("test source")
-            .lines()
-            .any(|line| line.starts_with("#include <leveldb/"));
-        if uses_leveldb && !Tool::Leveldb.is_present() {
+        let source = std::fs::read_to_string(&path).expect("test source");
+        let includes = |header: &str| source.lines().any(|line| line.starts_with(header));
+        if includes("#include <leveldb/") && (windows || !Tool::Leveldb.is_present()) {
+            continue;
+        }
+        if includes("#include <sys/resource.h>") && windows {
             continue;
         }
         let stem = path.file_stem().unwrap().to_string_lossy();
@@ -127,31 +143,18 @@ fn expected_ctest_names() -> Vec<String> {
     names
 }
 
-fn configure_build_ctest_install_and_consume() {
-    let work = tmp_dir!().trial();
-    let build = work.join("build");
-    // Fresh every run.
-    let prefix = fresh(work.join("prefix"));
-    let consumer = fresh(work.join("consumer"));
-
-    // This project: configure, build, test; the README's main job, the C quickstart, too.
-    cmake_build(&build, &[]);
-    let quickstart = run(Command::new("cmake")
-        .arg("--build")
-        .arg(&build)
-        .args(["--target", "run_quickstart"]));
-    assert!(
-        quickstart.contains("members found:   10000 of 10000"),
-        "{quickstart}"
-    );
-    run(Command::new("ctest")
-        .arg("--test-dir")
-        .arg(&build)
-        .arg("--output-on-failure"));
-    let listed = run(Command::new("ctest")
-        .arg("--test-dir")
-        .arg(&build)
-        .arg("-N"));
+/// Runs ctest in `build` (each command through `wrap`, which sets wine's environment), which must
+/// pass, and requires it to register every program the platform can build.
+fn ctest(build: &Path, windows: bool, wrap: &mut dyn FnMut(&mut Command) -> &mut Command) {
+    run(wrap(
+        Command::new("ctest")
+            .arg("--test-dir")
+            .arg(build)
+            .arg("--output-on-failure"),
+    ));
+    let listed = run(wrap(
+        Command::new("ctest").arg("--test-dir").arg(build).arg("-N"),
+    ));
     let mut registered: Vec<String> = listed
         .lines()
         .filter_map(|line| {
@@ -164,16 +167,72 @@ fn configure_build_ctest_install_and_consume() {
     registered.sort();
     assert_eq!(
         registered,
-        expected_ctest_names(),
-        "ctest must run every program in c_tests/"
+        expected_ctest_names(windows),
+        "ctest must run every program in c_tests/ this platform can build"
     );
+}
+
+/// One platform's CMake flow in the trial's folder: this project's build folder, the prefix it is
+/// installed to, and the folder of the consumer's builds (examples/cmake-consumer's in build/).
+struct Flow {
+    build: PathBuf,
+    prefix: PathBuf,
+    consumer: PathBuf,
+}
+
+impl Flow {
+    /// Configures and builds this project with `options` (a toolchain file, say), with the prefix
+    /// and the consumer's folder fresh.
+    fn build(options: &[&str]) -> Flow {
+        let work = tmp_dir!().trial();
+        let flow = Flow {
+            build: work.join("build"),
+            prefix: fresh(work.join("prefix")),
+            consumer: fresh(work.join("consumer")),
+        };
+        cmake_build(&flow.build, options);
+        flow
+    }
+
+    fn install(&self) {
+        run(Command::new("cmake")
+            .arg("--install")
+            .arg(&self.build)
+            .arg("--prefix")
+            .arg(&self.prefix));
+    }
+
+    /// Builds examples/cmake-consumer against the install with `options`; returns its folder.
+    fn build_consumer(&self, options: &[&str]) -> PathBuf {
+        let build = self.consumer.join("build");
+        run(Command::new("cmake")
+            .arg("-S")
+            .arg(root().join("examples/cmake-consumer"))
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", self.prefix.display()))
+            .args(options));
+        run(Command::new("cmake").arg("--build").arg(&build));
+        build
+    }
+}
+
+fn configure_build_ctest_install_and_consume() {
+    // This project: configure, build, test; the README's main job, the C quickstart, too.
+    let flow = Flow::build(&[]);
+    let (build, prefix, consumer) = (&flow.build, &flow.prefix, &flow.consumer);
+    let quickstart = run(Command::new("cmake")
+        .arg("--build")
+        .arg(build)
+        .args(["--target", "run_quickstart"]));
+    assert!(
+        quickstart.contains("members found:   10000 of 10000"),
+        "{quickstart}"
+    );
+    ctest(build, false, &mut |cmd| cmd);
 
     // Install, with the versioned soname.
-    run(Command::new("cmake")
-        .arg("--install")
-        .arg(&build)
-        .arg("--prefix")
-        .arg(&prefix));
+    flow.install();
     let lib = prefix.join("lib");
     for (name, soname) in [
         ("libleveldb_bloom", SONAME),
@@ -203,14 +262,7 @@ fn configure_build_ctest_install_and_consume() {
     }
 
     // 1 and 2: find_package with the shared and the static target.
-    let consumer_build = consumer.join("build");
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(root().join("examples/cmake-consumer"))
-        .arg("-B")
-        .arg(&consumer_build)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())));
-    run(Command::new("cmake").arg("--build").arg(&consumer_build));
+    let consumer_build = flow.build_consumer(&[]);
     let (cmake_shared, cmake_static, cmake_prefixed) = (
         consumer_build.join("consumer_shared"),
         consumer_build.join("consumer_static"),
@@ -226,8 +278,8 @@ fn configure_build_ctest_install_and_consume() {
     ] {
         let flags = sh(
             &format!("pkg-config --cflags --libs {module}"),
-            &consumer,
-            &prefix,
+            consumer,
+            prefix,
         );
         let expected = format!(
             "-I{}{define} -L{} -l{module}",
@@ -238,8 +290,8 @@ fn configure_build_ctest_install_and_consume() {
     }
     let libdir = sh(
         "pkg-config --variable=libdir leveldb_bloom",
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     assert_eq!(Path::new(libdir.trim()), lib, "pkg-config's libdir");
 
@@ -251,8 +303,8 @@ fn configure_build_ctest_install_and_consume() {
             "cc {main_c} $(pkg-config --cflags --libs leveldb_bloom) \
              -Wl,-rpath,\"$(pkg-config --variable=libdir leveldb_bloom)\" -o app-shared"
         ),
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     sh(
         &format!(
@@ -260,8 +312,8 @@ fn configure_build_ctest_install_and_consume() {
              -Wl,-Bstatic $(pkg-config --libs leveldb_bloom) -Wl,-Bdynamic \
              $(pkg-config --libs --static leveldb_bloom) -o app-static"
         ),
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     let (pc_shared, pc_static) = (consumer.join("app-shared"), consumer.join("app-static"));
 
@@ -306,8 +358,8 @@ fn configure_build_ctest_install_and_consume() {
                  $(pkg-config --cflags --libs leveldb_bloom_prefixed) -lleveldb \
                  -Wl,-rpath,\"$(pkg-config --variable=libdir leveldb_bloom_prefixed)\" -o db-shared"
             ),
-            &consumer,
-            &prefix,
+            consumer,
+            prefix,
         );
         sh(
             &format!(
@@ -316,8 +368,8 @@ fn configure_build_ctest_install_and_consume() {
                  $(pkg-config --libs leveldb_bloom_prefixed) -Wl,-Bdynamic \
                  $(pkg-config --libs --static leveldb_bloom_prefixed) -lleveldb -o db-static"
             ),
-            &consumer,
-            &prefix,
+            consumer,
+            prefix,
         );
         for program in ["db-shared", "db-static"] {
             with_leveldb::check(
@@ -335,8 +387,8 @@ fn configure_build_ctest_install_and_consume() {
             "cc -static {main_c} $(pkg-config --cflags --libs --static leveldb_bloom) \
              -o app-fully-static"
         ),
-        &consumer,
-        &prefix,
+        consumer,
+        prefix,
     );
     run_fully_static_consumer(&consumer.join("app-fully-static"));
     // The package asked for version ${WANTED}, the program linked with the static target.
@@ -389,6 +441,8 @@ fn path_without_cpp_compilers(dir: &Path) -> std::ffi::OsString {
             if name.to_string_lossy().contains("++") || link.symlink_metadata().is_ok() {
                 continue;
             }
+            // Only unix runs this test; the other targets' clippy builds it.
+            #[cfg(unix)]
             std::os::unix::fs::symlink(entry.path(), link).expect("link");
         }
     }
@@ -462,4 +516,256 @@ fn main_job_and_add_subdirectory_need_no_cpp_compiler() {
     cmake(&["--build".as_ref(), project_build.as_ref()]);
     run_consumer(&project_build.join("consumer_shared"));
     run_consumer(&project_build.join("consumer_static"));
+}
+
+/// Windows programs run under wine with a prefix of their own, and find DLLs on WINEPATH: the
+/// stand-in bcryptprimitives.dll (tests/wine/bcryptprimitives.c: wine 8.0 lacks ProcessPrng,
+/// which Rust's standard library calls) and MinGW's own (libwinpthread-1.dll, for POSIX threads).
+fn under_wine(cmd: &mut Command) -> &mut Command {
+    static STAND_IN: OnceLock<PathBuf> = OnceLock::new();
+    let program = tmp_dir!().program();
+    let stand_in = STAND_IN.get_or_init(|| {
+        let dir = fresh(program.join("wine-stand-in"));
+        run(Command::new("x86_64-w64-mingw32-gcc")
+            .args(["-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-o"])
+            .arg(claim(dir.join("bcryptprimitives.dll")))
+            .arg(root().join("tests/wine/bcryptprimitives.c"))
+            .arg("-lbcrypt"));
+        dir
+    });
+    let windows_path = |dir: &Path| format!("Z:{}", dir.display()).replace('/', "\\");
+    cmd.env("WINEPREFIX", program.join("wine"))
+        .env("WINEDEBUG", "-all")
+        .env(
+            "WINEPATH",
+            format!(
+                "{};{}",
+                windows_path(stand_in),
+                windows_path(Path::new("/usr/x86_64-w64-mingw32/lib"))
+            ),
+        )
+}
+
+/// The DLLs a Windows program imports, as MinGW's objdump lists them.
+fn imported_dlls(program: &Path) -> String {
+    run(Command::new("x86_64-w64-mingw32-objdump")
+        .arg("-p")
+        .arg(program))
+    .lines()
+    .filter_map(|line| line.trim().strip_prefix("DLL Name: "))
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// The Windows build, made with MinGW-w64's toolchain file (cmake/mingw-w64-x86_64.cmake), its
+/// C tests run by ctest under wine, installed (the DLL in bin/, its import library and the
+/// static library in lib/), and examples/cmake-consumer built against the install with
+/// find_package, its two programs run under wine: one imports the DLL, the other does not.
+fn windows_build_ctest_install_and_consume_under_wine() {
+    let toolchain = format!(
+        "-DCMAKE_TOOLCHAIN_FILE={}",
+        root().join("cmake/mingw-w64-x86_64.cmake").display()
+    );
+    let flow = Flow::build(&[&toolchain]);
+    ctest(&flow.build, true, &mut under_wine);
+    flow.install();
+    let prefix = &flow.prefix;
+    for file in [
+        "bin/leveldb_bloom.dll",
+        "lib/libleveldb_bloom.dll.a",
+        "lib/libleveldb_bloom.a",
+        "include/leveldb_bloom.h",
+        "lib/pkgconfig/leveldb_bloom.pc",
+        "lib/cmake/leveldb_bloom/leveldb_bloomConfig.cmake",
+    ] {
+        assert!(prefix.join(file).is_file(), "{file} must be installed");
+    }
+    let package =
+        std::fs::read_to_string(prefix.join("lib/cmake/leveldb_bloom/leveldb_bloomTargets.cmake"))
+            .expect("the installed package");
+    assert!(
+        package.contains("IMPORTED_IMPLIB \"${lib_dir}/libleveldb_bloom.dll.a\""),
+        "the shared target must name its import library:\n{package}"
+    );
+
+    let consumer = flow.build_consumer(&[&toolchain]);
+    let (shared, statically) = (
+        consumer.join("consumer_shared.exe"),
+        consumer.join("consumer_static.exe"),
+    );
+    for program in [&shared, &statically] {
+        let stdout = run(under_wine(Command::new("wine").arg(program)));
+        assert!(
+            stdout.contains("3 of 3 keys found"),
+            "{}: {stdout}",
+            program.display()
+        );
+    }
+    assert!(
+        imported_dlls(&shared).contains("leveldb_bloom.dll"),
+        "consumer_shared.exe must import leveldb_bloom.dll"
+    );
+    assert!(
+        !imported_dlls(&statically).contains("leveldb_bloom.dll"),
+        "consumer_static.exe must not import leveldb_bloom.dll"
+    );
+}
+
+/// A toolchain file in `dir` for macOS on arm64 built on Linux: zig's C compiler through
+/// cargo-zigbuild (which CMake also runs as cargo, and which cargo links with).
+fn macos_toolchain(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("toolchain folder");
+    let cc = dir.join("zig-cc");
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\nexec cargo-zigbuild zig cc -- -target aarch64-macos-none \"$@\"\n",
+    )
+    .expect("zig-cc");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    // CMake turns rpaths on from the macOS version sw_vers gives, which Linux has not: set after
+    // its platform's rules.
+    let rules = dir.join("rpath-rules.cmake");
+    std::fs::write(
+        &rules,
+        "set(CMAKE_SHARED_LIBRARY_RUNTIME_C_FLAG \"-Wl,-rpath,\")\n",
+    )
+    .expect("rules");
+    let toolchain = dir.join("macos-arm64.cmake");
+    std::fs::write(
+        &toolchain,
+        format!(
+            "set(CMAKE_SYSTEM_NAME Darwin)\n\
+             set(CMAKE_SYSTEM_PROCESSOR arm64)\n\
+             set(CMAKE_C_COMPILER {})\n\
+             set(CMAKE_USER_MAKE_RULES_OVERRIDE {})\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)\n\
+             set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)\n",
+            cc.display(),
+            rules.display()
+        ),
+    )
+    .expect("toolchain file");
+    toolchain
+}
+
+/// `llvm-objdump --macho` with `options` on `file`.
+fn macho(options: &[&str], file: &Path) -> String {
+    run(Command::new("llvm-objdump-19")
+        .arg("--macho")
+        .args(options)
+        .arg(file))
+}
+
+/// The macOS (arm64) build, made with zig: CMake's Apple branch installs the library as
+/// libleveldb_bloom.<version>.dylib with the install name @rpath/libleveldb_bloom.<major>.dylib, a
+/// compatibility version of <major>.<minor>.0, and the two links; it exports every function of
+/// the header; the test programs and examples/cmake-consumer's (against the install, with
+/// find_package) load it through an rpath naming its folder, or link it statically. The shim's
+/// build is refused with its reason. Nothing runs: this machine has no macOS.
+fn macos_build_install_and_consume_linked_by_zig() {
+    let work = tmp_dir!().trial();
+    let toolchain = format!(
+        "-DCMAKE_TOOLCHAIN_FILE={}",
+        macos_toolchain(&work.join("toolchain")).display()
+    );
+    let flow = Flow::build(&[&toolchain, "-DCARGO_EXECUTABLE=cargo-zigbuild"]);
+    flow.install();
+    let (build, prefix) = (&flow.build, &flow.prefix);
+
+    let (major, minor, version) = (
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION"),
+    );
+    let lib = prefix.join("lib");
+    let real = format!("libleveldb_bloom.{version}.dylib");
+    let install_name = format!("libleveldb_bloom.{major}.dylib");
+    for (link, target) in [
+        (install_name.as_str(), real.as_str()),
+        ("libleveldb_bloom.dylib", install_name.as_str()),
+    ] {
+        let found = std::fs::read_link(lib.join(link)).expect("installed symlink");
+        assert_eq!(found, Path::new(target), "{link} must point to {target}");
+    }
+    assert!(
+        lib.join("libleveldb_bloom.a").is_file(),
+        "the static library"
+    );
+    let identity = format!(
+        "@rpath/{install_name} (compatibility version {major}.{minor}.0, current version {version})"
+    );
+    let used = macho(&["--dylibs-used"], &lib.join(&real));
+    assert!(
+        used.lines()
+            .nth(1)
+            .is_some_and(|line| line.trim() == identity),
+        "the installed library must be {identity}:\n{used}"
+    );
+
+    // Every function the header declares is exported.
+    let header = std::fs::read_to_string(root().join("include/leveldb_bloom.h")).unwrap();
+    let exports = macho(&["--exports-trie"], &lib.join(&real));
+    let exported: Vec<&str> = exports
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(1)?.strip_prefix('_'))
+        .collect();
+    let declared: Vec<&str> = header
+        .lines()
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .filter(|line| !line.starts_with("typedef"))
+        .filter_map(|line| line.split_once('(')?.0.rsplit([' ', '*']).next())
+        .filter(|name| name.starts_with("leveldb_"))
+        .collect();
+    assert!(declared.len() > 10, "the header's functions: {declared:?}");
+    for function in &declared {
+        assert!(exported.contains(function), "{function} must be exported");
+    }
+
+    // A test program finds the library through its rpath.
+    let test_program = build.join("test_vectors-shared");
+    let loads = format!("@rpath/{install_name}");
+    assert!(macho(&["--dylibs-used"], &test_program).contains(&loads));
+    assert!(
+        macho(&["--private-headers"], &test_program)
+            .contains(&format!("path {} ", build.join("lib").display())),
+        "test_vectors-shared's rpath must name build/lib"
+    );
+
+    // The consumer project, against the install.
+    let consumer = flow.build_consumer(&[&toolchain]);
+    let shared = consumer.join("consumer_shared");
+    assert!(macho(&["--dylibs-used"], &shared).contains(&loads));
+    assert!(
+        macho(&["--private-headers"], &shared).contains(&format!("path {} ", lib.display())),
+        "consumer_shared's rpath must name the install's lib/"
+    );
+    assert!(
+        !macho(&["--dylibs-used"], &consumer.join("consumer_static")).contains("leveldb_bloom"),
+        "consumer_static must not load the library"
+    );
+
+    // The shim needs ELF tools: refused, saying so.
+    let output = process::output(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(root())
+            .arg("-B")
+            .arg(work.join("shim"))
+            .arg(&toolchain)
+            .args([
+                "-DCARGO_EXECUTABLE=cargo-zigbuild",
+                "-DLEVELDB_BLOOM_SHIM=ON",
+            ]),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("LEVELDB_BLOOM_SHIM is for ELF platforms"),
+        "the shim's build must be refused on macOS:\n{stderr}"
+    );
 }

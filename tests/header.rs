@@ -1,6 +1,7 @@
 //! The committed C header must be exactly what the pinned cbindgen generates from the source.
 
 use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn committed_header_is_current() {
@@ -70,4 +71,42 @@ fn header_and_library_report_the_crate_version() {
     // SAFETY: leveldb_bloom_version returns a static NUL-terminated string.
     let reported = unsafe { std::ffi::CStr::from_ptr(leveldb_bloom::ffi::leveldb_bloom_version()) };
     assert_eq!(reported.to_str(), Ok(version), "leveldb_bloom_version()");
+}
+
+/// The files the tests read byte for byte are checked out with LF line ends on every platform
+/// (.gitattributes), so that a checkout on Windows passes them too. Outside a git checkout (or
+/// without git) there is no checkout to ask about.
+#[test]
+fn files_read_byte_for_byte_are_checked_out_with_lf() {
+    let files = [
+        "include/leveldb_bloom.h",
+        "cbindgen.toml",
+        "README.md",
+        "vectors/build.txt",
+        "vectors/match.txt",
+        "vectors/filterblock.txt",
+        "c_tests/vectors.h",
+    ];
+    let Ok(output) = Command::new("git")
+        .args(["check-attr", "text", "eol", "--"])
+        .args(files)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+    else {
+        return;
+    };
+    if !output.status.success() {
+        return;
+    }
+    let attributes = String::from_utf8_lossy(&output.stdout);
+    for file in files {
+        for wanted in ["text: auto", "eol: lf"] {
+            assert!(
+                attributes
+                    .lines()
+                    .any(|line| line == format!("{file}: {wanted}")),
+                "{file} must be checked out as {wanted} (.gitattributes):\n{attributes}"
+            );
+        }
+    }
 }

@@ -10,6 +10,7 @@
 //! - A test program killed by a signal is reported with the signal's name.
 
 use std::any::Any;
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -53,6 +54,8 @@ fn path_dir(with_cmake: bool) -> PathBuf {
     if with_cmake {
         let cmake = dir.join("cmake");
         std::fs::write(&cmake, "#!/bin/sh\nexit 0\n").expect("cmake stand-in");
+        // A shell script: the stand-in runs on unix only, as this test does.
+        #[cfg(unix)]
         std::fs::set_permissions(&cmake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
     dir

@@ -6,8 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 
+// cargo's build of the library, named as each platform names a shared library.
+const libraryFile = { win32: 'leveldb_bloom.dll', darwin: 'libleveldb_bloom.dylib' }[
+  process.platform] ?? 'libleveldb_bloom.so';
 const defaultPath = fileURLToPath(
-  new URL('../../target/release/libleveldb_bloom.so', import.meta.url));
+  new URL(`../../target/release/${libraryFile}`, import.meta.url));
 const lib = load(process.env.LEVELDB_BLOOM_LIBRARY || defaultPath);
 
 // The library, or an error naming the path tried and what to do.
@@ -19,7 +22,7 @@ function load(path) {
       : 'the default path; LEVELDB_BLOOM_LIBRARY is not set';
     throw new Error(`leveldb-bloom's library could not be loaded from ${path} (${why}): ` +
       `${error.message}\nTo fix: build it with \`cargo build --release\` in the leveldb-bloom ` +
-      'repository, or set LEVELDB_BLOOM_LIBRARY to the path of a built libleveldb_bloom.so.',
+      `repository, or set LEVELDB_BLOOM_LIBRARY to the path of a built ${libraryFile}.`,
     { cause: error });
   }
 }

@@ -4,7 +4,7 @@ use super::*;
 
 /// The same queries with the filter against unreadable pages, right after its last byte or right
 /// before its first: a read outside the filter would crash this test.
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 #[test]
 fn queries_read_nothing_outside_the_filter() {
     use libc::{_SC_PAGESIZE, mmap, mprotect, munmap, sysconf};

@@ -6,6 +6,7 @@
 //! process, it fails.
 
 use std::collections::HashMap;
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -14,10 +15,18 @@ use crate::paths::{lib_dir, root};
 use crate::scratch::TmpDir;
 use crate::{isa, process, scratch};
 
-/// What the static library needs from the system (Rust's standard library, mostly): the list
-/// `--print native-static-libs` gives less `-lgcc_s`, pinned by `native_static_libs_are_pinned`.
-/// CMake, the pkg-config file and the README use the same list.
-pub const NATIVE_STATIC_LIBS: &str = include_str!("../../cmake/native-static-libs.txt");
+/// The Rust target the tests are built for, and the C test programs with them.
+pub const TARGET: &str = env!("LEVELDB_BLOOM_TEST_TARGET");
+
+/// What the static library needs from the system on [`TARGET`] (Rust's standard library,
+/// mostly): the list `--print native-static-libs` gives less `-lgcc_s`, pinned per target in
+/// cmake/native-static-libs/ and checked by `native_static_libs_are_pinned`. CMake, the
+/// pkg-config file and docs/PLATFORMS.md use the same lists.
+pub const NATIVE_STATIC_LIBS: &str = include_str!(concat!(
+    "../../cmake/native-static-libs/",
+    env!("LEVELDB_BLOOM_TEST_TARGET"),
+    ".txt"
+));
 
 /// How a test program is linked to the library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +99,8 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         needs_leveldb: true,
         ..Program::new("benches/vs_leveldb.cc")
     };
-    let shared_library = lib_dir().join("libleveldb_bloom.so").display().to_string();
+    let shared_library = lib_dir().join(format!("{DLL_PREFIX}leveldb_bloom{DLL_SUFFIX}"));
+    let shared_library = shared_library.display().to_string();
     let single_query_ab = |options: &[&str]| Program {
         args: options
             .iter()
@@ -176,12 +186,16 @@ pub fn program(source: &str, budget: Budget) -> Program {
         .unwrap_or_else(|| panic!("{source} is not in the program list"))
 }
 
-fn compiler_for(source: &Path) -> &'static str {
-    if source.extension().is_some_and(|ext| ext == "cc") {
-        "c++"
+/// The compiler for `source` and its language standard: `$CC` (or `cc`) and C11, `$CXX` (or
+/// `c++`) and C++17. Set them to build for another target: CC=musl-gcc for tests built for musl.
+fn compiler_for(source: &Path) -> (String, &'static str) {
+    let (variable, default, standard) = if source.extension().is_some_and(|ext| ext == "cc") {
+        ("CXX", "c++", "-std=c++17")
     } else {
-        "cc"
-    }
+        ("CC", "cc", "-std=c11")
+    };
+    let compiler = std::env::var(variable).unwrap_or_else(|_| default.to_owned());
+    (compiler, standard)
 }
 
 /// The compiler for `source` (repository-relative), with warnings as errors, `flags`
@@ -189,15 +203,11 @@ fn compiler_for(source: &Path) -> &'static str {
 /// program is compiled with, its source given, nothing linked yet.
 pub fn compiler(source: &str, flags: &[&str]) -> Command {
     let source = root().join(source);
-    let compiler = compiler_for(&source);
+    let (compiler, standard) = compiler_for(&source);
     let mut cmd = Command::new(compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
         .args(flags)
-        .arg(if compiler == "cc" {
-            "-std=c11"
-        } else {
-            "-std=c++17"
-        })
+        .arg(standard)
         .arg("-D_GNU_SOURCE")
         .arg(format!("-I{}", root().join("include").display()))
         .arg(format!("-I{}", root().join("c_tests").display()))
@@ -269,7 +279,8 @@ pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
         process::run(
             Command::new(cargo)
                 .args(["rustc", "--locked", "--lib", "--no-default-features"])
-                .args(["--crate-type", "cdylib,staticlib", "--target-dir"])
+                .args(["--crate-type", "cdylib,staticlib", "--target", TARGET])
+                .arg("--target-dir")
                 .arg(&target)
                 .args([
                     "--",
@@ -284,7 +295,7 @@ pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so"),
         ] {
-            std::fs::copy(target.join("debug").join(built), dir.join(name)).expect("copy");
+            std::fs::copy(target.join(TARGET).join("debug").join(built), dir.join(name)).expect("copy");
         }
         dir
     })

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use crate::paths::root;
 use crate::{packages, process};
 
 /// A tool some tests need beside cargo and a C/C++ compiler.
@@ -35,9 +36,17 @@ pub enum Tool {
     ClassicLevel,
     /// Node.js's headers (in /usr/include/node, or npm_config_nodedir's), for node-gyp's builds.
     NodeHeaders,
+    /// The standard library of every Rust target with a pinned list of system libraries
+    /// (cmake/native-static-libs/): every target CI builds.
+    RustTargets,
+    /// Windows on Linux: MinGW-w64's gcc, wine and Rust's x86_64-pc-windows-gnu target.
+    Wine,
+    /// macOS on Linux: zig (PyPI's ziglang, for python3) with cargo-zigbuild as the linker and C
+    /// compiler, Rust's aarch64-apple-darwin target, and LLVM 19's objdump to read Mach-O.
+    Zig,
 }
 
-const TOOLS: usize = Tool::NodeHeaders as usize + 1;
+const TOOLS: usize = Tool::Zig as usize + 1;
 
 impl Tool {
     /// Why this machine lacks the tool, with how to get it; None when it has it. Looked for once
@@ -62,6 +71,9 @@ impl Tool {
             Tool::Plyvel | Tool::PlyvelWheel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
             Tool::LeveldbSource => "LEVELDB_BLOOM_REQUIRE_LEVELDB_SRC",
             Tool::Node | Tool::ClassicLevel | Tool::NodeHeaders => "LEVELDB_BLOOM_REQUIRE_NODE",
+            Tool::RustTargets => "LEVELDB_BLOOM_REQUIRE_TARGETS",
+            Tool::Wine => "LEVELDB_BLOOM_REQUIRE_WINE",
+            Tool::Zig => "LEVELDB_BLOOM_REQUIRE_ZIG",
         }
     }
 
@@ -139,8 +151,74 @@ impl Tool {
                 "include/node/node_api.h",
                 "apt-get install libnode-dev (Debian's npm brings it), or set npm_config_nodedir",
             ),
+            Tool::RustTargets => {
+                let lacking: Vec<String> = pinned_targets()
+                    .into_iter()
+                    .filter(|target| !has_rust_target(target))
+                    .collect();
+                missing(
+                    lacking.is_empty(),
+                    format!(
+                        "rustc lacks targets: rustup target add {}",
+                        lacking.join(" ")
+                    ),
+                )
+            }
+            Tool::Wine => missing(
+                runs(Command::new("x86_64-w64-mingw32-gcc").arg("--version"))
+                    && runs(Command::new("wine").arg("--version"))
+                    && has_rust_target(WINDOWS_GNU),
+                format!(
+                    "MinGW-w64, wine or Rust's {WINDOWS_GNU} is missing: apt-get install \
+                     gcc-mingw-w64-x86-64 wine wine64; rustup target add {WINDOWS_GNU}"
+                ),
+            ),
+            Tool::Zig => missing(
+                runs(Command::new("cargo-zigbuild").args(["zig", "cc", "--", "--version"]))
+                    && runs(Command::new("llvm-objdump-19").arg("--version"))
+                    && has_rust_target(APPLE_ARM),
+                format!(
+                    "zig, cargo-zigbuild, llvm-objdump-19 or Rust's {APPLE_ARM} is missing: pip \
+                     install ziglang (in a venv); cargo install cargo-zigbuild; apt-get install \
+                     llvm-19; rustup target add {APPLE_ARM}"
+                ),
+            ),
         }
     }
+}
+
+/// The Rust target of the macOS builds made with zig.
+pub const APPLE_ARM: &str = "aarch64-apple-darwin";
+
+/// The Rust target of Windows builds made with MinGW-w64 and run under wine.
+const WINDOWS_GNU: &str = "x86_64-pc-windows-gnu";
+
+/// Every Rust target with a pinned list of the system libraries the static library needs, by
+/// name: the targets CI builds.
+pub fn pinned_targets() -> Vec<String> {
+    let mut targets: Vec<String> = std::fs::read_dir(root().join("cmake/native-static-libs"))
+        .expect("cmake/native-static-libs/")
+        .map(|entry| entry.expect("a pinned list").path())
+        .filter_map(|path| Some(path.file_name()?.to_str()?.strip_suffix(".txt")?.to_owned()))
+        .collect();
+    targets.sort();
+    targets
+}
+
+/// Whether rustc has the standard library of `target` (rustup installs one per target).
+fn has_rust_target(target: &str) -> bool {
+    let Ok(output) = Command::new("rustc")
+        .args(["--print", "target-libdir", "--target", target])
+        .output()
+    else {
+        return false;
+    };
+    let dir = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    std::fs::read_dir(dir).is_ok_and(|mut files| {
+        files.any(|file| {
+            file.is_ok_and(|file| file.file_name().to_string_lossy().starts_with("libstd-"))
+        })
+    })
 }
 
 /// Why `header` is missing under the folder the variable `var` names (`default` without it), with

@@ -18,10 +18,11 @@ from leveldb_bloom import LibraryNotFoundError, _native
 from leveldb_bloom._native import ENV_VAR, LIBRARY_FILE, SYSTEM_NAME
 
 FIXES = ["pip", "cargo build --release", ENV_VAR]
-# As CMake installs the library: the soname carries the crate's major version.
-SYSTEM_SONAME = f"libleveldb_bloom.so.{leveldb_bloom.__version__.split('.')[0]}"
-SYSTEM_NONE = (
-    f"ctypes.util.find_library('{SYSTEM_NAME}') found none, nor the loader {SYSTEM_SONAME}"
+# As CMake installs the library on Linux: the soname carries the crate's major version.
+MAJOR = leveldb_bloom.__version__.split(".")[0]
+SYSTEM_SONAME = f"libleveldb_bloom.so.{MAJOR}"
+SYSTEM_NONE = f"ctypes.util.find_library('{SYSTEM_NAME}') found none" + (
+    f", nor the loader {_native.versioned_name()}" if _native.versioned_name() else ""
 )
 
 
@@ -170,6 +171,13 @@ def test_a_library_installed_as_cmake_installs_it_is_found_on_ld_library_path(li
     ).stdout
     assert output.startswith(f"{SYSTEM_SONAME}\n")
     assert str(installed / SYSTEM_SONAME) in output, "the copy on LD_LIBRARY_PATH is mapped"
+
+
+def test_versioned_names_are_the_platforms():
+    assert _native.versioned_name("linux") == f"libleveldb_bloom.so.{MAJOR}"
+    assert _native.versioned_name("freebsd14") == f"libleveldb_bloom.so.{MAJOR}"
+    assert _native.versioned_name("darwin") == f"libleveldb_bloom.{MAJOR}.dylib"
+    assert _native.versioned_name("win32") is None
 
 
 def test_version_is_the_crates():

@@ -6,9 +6,11 @@ Where the library is looked for, in order:
 2. the copy installed inside this package (``leveldb_bloom/libleveldb_bloom.so`` next to this
    file), which ``pip install`` builds with cargo;
 3. one installed on the system, e.g. by ``cmake --install``: as
-   ``ctypes.util.find_library("leveldb_bloom")`` finds it (the loader's cache, and
-   ``LD_LIBRARY_PATH`` where binutils are installed), or else by the versioned name such an
-   install gives it (``libleveldb_bloom.so.0``), which the system's loader looks up itself;
+   ``ctypes.util.find_library("leveldb_bloom")`` finds it (on Linux the loader's cache, and
+   ``LD_LIBRARY_PATH`` where binutils are installed; on macOS the loader's paths; on Windows
+   ``PATH``), or else by the versioned name such an install gives it (``libleveldb_bloom.so.0``
+   on Linux, ``libleveldb_bloom.0.dylib`` on macOS; Windows's DLL has none), which the system's
+   loader looks up itself;
 4. cargo's build output, when the package runs from a leveldb-bloom checkout:
    ``target/release`` then ``target/debug`` under the repository root.
 """
@@ -88,9 +90,16 @@ def package_version() -> str:
         return crate_version(root / "Cargo.toml") if root else "unknown"
 
 
-def system_soname() -> str:
-    """The name a system install (CMake's) gives the library: its soname, with the major version."""
-    return f"{LIBRARY_FILE}.{package_version().split('.')[0]}"
+def versioned_name(platform: str = sys.platform) -> str | None:
+    """The name with the major version that a system install (CMake's) gives the library, which
+    programs linked with it load: its soname on Linux (and other ELF systems), its install name
+    on macOS; none on Windows, where a DLL's name carries no version."""
+    major = package_version().split(".")[0]
+    if platform == "win32":
+        return None
+    if platform == "darwin":
+        return f"libleveldb_bloom.{major}.dylib"
+    return f"libleveldb_bloom.so.{major}"
 
 
 def find_system_library(name: str) -> str | None:
@@ -100,11 +109,14 @@ def find_system_library(name: str) -> str | None:
     found = ctypes.util.find_library(name)
     if found:
         return found
+    versioned = versioned_name()
+    if versioned is None:
+        return None
     try:
-        ctypes.CDLL(system_soname())
+        ctypes.CDLL(versioned)
     except OSError:
         return None
-    return system_soname()
+    return versioned
 
 
 def find_library(
@@ -132,9 +144,10 @@ def find_library(
     system = find_system(SYSTEM_NAME)
     if system:
         return system
+    versioned = versioned_name()
     tried.append(
-        f"the system's libraries: ctypes.util.find_library({SYSTEM_NAME!r}) found none, "
-        f"nor the loader {system_soname()}"
+        f"the system's libraries: ctypes.util.find_library({SYSTEM_NAME!r}) found none"
+        + (f", nor the loader {versioned}" if versioned else "")
     )
 
     root = repo_root(package_dir)
