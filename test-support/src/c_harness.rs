@@ -289,13 +289,14 @@ pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
                 ])
                 .current_dir(root()),
         );
+        let built_dir = target.join(TARGET).join("debug");
         let dir = scratch::claim(scratch::fresh(tmp_dir.program().join("prefixed-lib")));
         for (built, name) in [
             ("libleveldb_bloom.a", "libleveldb_bloom_prefixed.a"),
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so"),
         ] {
-            std::fs::copy(target.join(TARGET).join("debug").join(built), dir.join(name)).expect("copy");
+            std::fs::copy(built_dir.join(built), dir.join(name)).expect("copy");
         }
         dir
     })
