@@ -12,7 +12,9 @@ use leveldb_bloom_test_support::c_harness::{
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
 use leveldb_bloom_test_support::readme::code_blocks;
-use leveldb_bloom_test_support::scratch::{claim, fresh};
+use leveldb_bloom_test_support::scratch::claim;
+#[cfg(target_os = "linux")]
+use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials, with_leveldb};
 
