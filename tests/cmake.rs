@@ -580,6 +580,13 @@ fn windows_build_ctest_install_and_consume_under_wine() {
     ] {
         assert!(prefix.join(file).is_file(), "{file} must be installed");
     }
+    // The build without leveldb's names is made on ELF systems only (docs/PLATFORMS.md).
+    for file in [
+        "bin/leveldb_bloom_prefixed.dll",
+        "lib/pkgconfig/leveldb_bloom_prefixed.pc",
+    ] {
+        assert!(!prefix.join(file).exists(), "{file} must not be installed");
+    }
     let package =
         std::fs::read_to_string(prefix.join("lib/cmake/leveldb_bloom/leveldb_bloomTargets.cmake"))
             .expect("the installed package");
@@ -696,6 +703,10 @@ fn macos_build_install_and_consume_linked_by_zig() {
     assert!(
         lib.join("libleveldb_bloom.a").is_file(),
         "the static library"
+    );
+    assert!(
+        !lib.join("libleveldb_bloom_prefixed.a").exists(),
+        "the build without leveldb's names is made on ELF systems only"
     );
     let identity = format!(
         "@rpath/{install_name} (compatibility version {major}.{minor}.0, current version {version})"
