@@ -302,7 +302,7 @@ struct Sizes {
 void workload(const char *name, const KeySet &keys, size_t group, bool hot, int reps,
               std::mt19937_64 &rng) {
   std::unique_ptr<const leveldb::FilterPolicy> theirs(leveldb::NewBloomFilterPolicy(kBitsPerKey));
-  leveldb_filterpolicy_t *ours = leveldb_filterpolicy_create_bloom(kBitsPerKey);
+  leveldb_bloom_filterpolicy_t *ours = leveldb_bloom_filterpolicy_create_bloom(kBitsPerKey);
   size_t filters = (keys.size() + group - 1) / group;
   auto range = [&](size_t f) {
     return std::make_pair(f * group, std::min(keys.size(), f * group + group));
@@ -349,8 +349,8 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
       [&](size_t b) {
         for (size_t f = covered(b).first; f < covered(b).second; f++) {
           auto [start, end] = range(f);
-          leveldb_free(our_filters[f]);
-          our_filters[f] = leveldb_filterpolicy_create_filter(
+          leveldb_bloom_free(our_filters[f]);
+          our_filters[f] = leveldb_bloom_filterpolicy_create_filter(
               ours, &ptrs[start], &lens[start], static_cast<int>(end - start), &our_lens[f]);
         }
       },
@@ -387,7 +387,7 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
     leveldb_query = compare(
         name, op, q.size(), reps, blocks, stage_from(q), leveldb_loop,
         [&](size_t b) {
-          const leveldb_filterpolicy_t *policy = ours;
+          const leveldb_bloom_filterpolicy_t *policy = ours;
           const char *const *keys = ptrs;
           const size_t *key_lens = lens;
           uint8_t *answers = our_answers.data();
@@ -395,8 +395,8 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
             const char *filter = our_filters[f];
             size_t filter_len = our_lens[f];
             for (size_t i = range(f).first; i < range(f).second; i++)
-              answers[i] =
-                  leveldb_filterpolicy_key_may_match(policy, keys[i], key_lens[i], filter, filter_len);
+              answers[i] = leveldb_bloom_filterpolicy_key_may_match(policy, keys[i], key_lens[i],
+                                                                    filter, filter_len);
           }
         },
         same_answers);
@@ -406,9 +406,9 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
         [&](size_t b) {
           for (size_t f = covered(b).first; f < covered(b).second; f++) {
             auto [start, end] = range(f);
-            leveldb_filterpolicy_key_may_match_batch(ours, &ptrs[start], &lens[start], end - start,
-                                                     our_filters[f], our_lens[f],
-                                                     &our_answers[start]);
+            leveldb_bloom_filterpolicy_key_may_match_batch(ours, &ptrs[start], &lens[start],
+                                                           end - start, our_filters[f],
+                                                           our_lens[f], &our_answers[start]);
           }
         },
         same_answers);
@@ -417,8 +417,8 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
   if (!hot)
     memory_floor(name, keys.size(), their_filters[0].size() - 1, reps, leveldb_build,
                  leveldb_query);
-  for (char *f : our_filters) leveldb_free(f);
-  leveldb_filterpolicy_destroy(ours);
+  for (char *f : our_filters) leveldb_bloom_free(f);
+  leveldb_bloom_filterpolicy_destroy(ours);
 }
 
 }  // namespace

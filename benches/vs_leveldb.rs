@@ -14,8 +14,9 @@ fn main() {
         eprintln!("vs_leveldb needs the system leveldb: {missing}");
         exit(1);
     }
-    // Linked shared, ours first: leveldb's C API has functions of the same names, and ours must
-    // win. Timed calls cross one library boundary on either side. -O2 for the timing loops.
+    // Linked shared; the program calls this library by its own names, as a program that links
+    // leveldb must (leveldb's C API defines some of leveldb's names for itself). Timed calls
+    // cross one library boundary on either side. -O2 for the timing loops.
     let exe = build(
         &program("benches/vs_leveldb.cc", FULL),
         Link::Shared,

@@ -7,8 +7,8 @@
 //
 // - build: StartBlock/AddKey for every block, then Finish (ours: the C ABI's builder calls);
 // - query: KeyMayMatch of each key, 50% present, in random order over the table (ours:
-//   leveldb_filterblock_key_may_match);
-// - batch query: the same keys in one leveldb_filterblock_key_may_match_batch call, in random
+//   leveldb_bloom_filterblock_key_may_match);
+// - batch query: the same keys in one leveldb_bloom_filterblock_key_may_match_batch call, in random
 //   order, then in block order; leveldb's side is the loop of KeyMayMatch.
 //
 // leveldb's classes are internal: their header comes from leveldb's source tree, their code
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
   Table t = make_table(blocks, rng);
   size_t keys = t.lens.size();
   std::unique_ptr<const leveldb::FilterPolicy> theirs(leveldb::NewBloomFilterPolicy(kBitsPerKey));
-  leveldb_filterpolicy_t *ours = leveldb_filterpolicy_create_bloom(kBitsPerKey);
+  leveldb_bloom_filterpolicy_t *ours = leveldb_bloom_filterpolicy_create_bloom(kBitsPerKey);
 
   printf("filter blocks: %zu data blocks of %zu keys of 16-24 bytes, %.1f MB of table; bits/key %d; "
          "ns per key, best of %d interleaved runs; leveldb 1.23 = Debian's libleveldb.a\n\n",
@@ -178,16 +178,17 @@ int main(int argc, char **argv) {
         their_block = builder.Finish().ToString();
       },
       [&] {
-        leveldb_free(our_block);
-        leveldb_filterblock_builder_t *builder = leveldb_filterblock_builder_create(ours);
+        leveldb_bloom_free(our_block);
+        leveldb_bloom_filterblock_builder_t *builder =
+            leveldb_bloom_filterblock_builder_create(ours);
         for (size_t b = 0; b < blocks; b++) {
-          leveldb_filterblock_builder_start_block(builder, t.block_offsets[b]);
+          leveldb_bloom_filterblock_builder_start_block(builder, t.block_offsets[b]);
           for (size_t k = b * kBlockKeys; k < (b + 1) * kBlockKeys; k++)
-            leveldb_filterblock_builder_add_key(builder, t.ptrs[k], t.lens[k]);
+            leveldb_bloom_filterblock_builder_add_key(builder, t.ptrs[k], t.lens[k]);
         }
-        leveldb_filterblock_builder_start_block(builder, t.end);
-        our_block = leveldb_filterblock_builder_finish(builder, &our_len);
-        leveldb_filterblock_builder_destroy(builder);
+        leveldb_bloom_filterblock_builder_start_block(builder, t.end);
+        our_block = leveldb_bloom_filterblock_builder_finish(builder, &our_len);
+        leveldb_bloom_filterblock_builder_destroy(builder);
       },
       [&] {
         CHECK(our_block != nullptr && our_len == their_block.size() &&
@@ -214,8 +215,8 @@ int main(int argc, char **argv) {
           op, n, reps, leveldb_loop,
           [&] {
             for (size_t i = 0; i < n; i++)
-              our_answers[i] = leveldb_filterblock_key_may_match(ours, our_block, our_len, q.offsets[i],
-                                                                 q.ptrs[i], q.lens[i]);
+              our_answers[i] = leveldb_bloom_filterblock_key_may_match(
+                  ours, our_block, our_len, q.offsets[i], q.ptrs[i], q.lens[i]);
           },
           same);
     }
@@ -223,13 +224,14 @@ int main(int argc, char **argv) {
     compare(
         op, n, reps, leveldb_loop,
         [&] {
-          leveldb_filterblock_key_may_match_batch(ours, our_block, our_len, q.offsets.data(), q.ptrs.data(),
-                                                  q.lens.data(), n, our_answers.data());
+          leveldb_bloom_filterblock_key_may_match_batch(ours, our_block, our_len, q.offsets.data(),
+                                                        q.ptrs.data(), q.lens.data(), n,
+                                                        our_answers.data());
         },
         same);
   }
   printf("\n");
-  leveldb_free(our_block);
-  leveldb_filterpolicy_destroy(ours);
+  leveldb_bloom_free(our_block);
+  leveldb_bloom_filterpolicy_destroy(ours);
   return finish();
 }

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "leveldb_bloom.h"
+#ifdef LEVELDB_BLOOM_PREFIXED
+#include "own_names.h"
+#endif
 
 static unsigned long checks_passed, checks_failed;
 

@@ -92,6 +92,16 @@ static void read_byte_list(vector_reader_t *r, byte_list_t *list, size_t count) 
   }
 }
 
+/* Releases the reader: at the end of the file, or before, to stop reading there. */
+static void vector_close(vector_reader_t *r) {
+  free(r->filter.data);
+  r->filter.data = NULL;
+  byte_list_clear(&r->keys);
+  byte_list_clear(&r->probes);
+  free(r->line);
+  fclose(r->file);
+}
+
 /* Advances to the next filter or match record; RECORD_END at end of file. */
 static record_kind_t vector_next(vector_reader_t *r) {
   free(r->filter.data);
@@ -120,10 +130,7 @@ static record_kind_t vector_next(vector_reader_t *r) {
     fprintf(stderr, "malformed vector line: %.80s\n", r->line);
     exit(2);
   }
-  byte_list_clear(&r->keys);
-  byte_list_clear(&r->probes);
-  free(r->line);
-  fclose(r->file);
+  vector_close(r);
   return RECORD_END;
 }
 

@@ -2,19 +2,21 @@
 //! statically and dynamically, runs it on each path the CPU has and requires its "N passed,
 //! 0 failed" line and the path it was given. Each trial builds in its own folder.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, command, program, programs, run,
-    run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, build_prefixed, command, compiler,
+    prefixed_library, program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
-use leveldb_bloom_test_support::paths::{lib_dir, root};
+use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
 use leveldb_bloom_test_support::readme::code_blocks;
+use leveldb_bloom_test_support::scratch::claim;
 #[cfg(target_os = "linux")]
 use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
-use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
+use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
@@ -28,6 +30,14 @@ fn main() {
         trial!(differential_against_leveldb, Leveldb),
         trial!(out_of_memory_through_c_abi),
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
+        trial!(policies_of_leveldb_and_for_leveldb_through_c_abi, Leveldb),
+        trial!(c_tests_by_own_names_against_the_build_without_leveldbs),
+        trial!(every_leveldb_name_has_an_own_name),
+        trial!(with_leveldb_linked_shared_in_either_order, Leveldb),
+        trial!(with_leveldb_both_static_archives_fail_to_link, Leveldb),
+        trial!(with_leveldb_this_library_loaded_with_dlopen, Leveldb),
+        trial!(with_leveldb_leveldb_loaded_with_dlopen, Leveldb),
+        trial!(with_leveldb_the_build_without_leveldbs_names, Leveldb),
         trial!(header_compiles_as_c_and_cpp),
         trial!(readme_c_examples_compile_and_run),
         // Linux: LD_LIBRARY_PATH and readelf.
@@ -106,6 +116,222 @@ fn out_of_memory_through_c_abi() {
 
 fn one_file_includes_leveldb_c_h_and_our_header() {
     build_and_run_both("c_tests/test_with_leveldb_header.c");
+}
+
+/// Policies leveldb made are bad input to every function, by either family of names; those that
+/// this library's leveldb names make where leveldb's C API is loaded are leveldb's objects over
+/// this library's filter.
+fn policies_of_leveldb_and_for_leveldb_through_c_abi() {
+    build_and_run_both("c_tests/test_leveldb_objects.c");
+}
+
+/// The C tests that need nothing but this library, by its own names (c_tests/own_names.h),
+/// against the build without leveldb's names, linked statically and dynamically, on each path
+/// this CPU has: that build has everything, and the own names answer as leveldb's do.
+fn c_tests_by_own_names_against_the_build_without_leveldbs() {
+    let runs: Vec<_> = programs(FULL)
+        .into_iter()
+        .filter(|p| p.source.starts_with("c_tests/") && p.source.ends_with(".c"))
+        .filter(|p| !p.needs_leveldb)
+        .collect();
+    assert!(runs.len() >= 8, "the C tests of the library alone");
+    let dir = tmp_dir!().trial();
+    for program in runs {
+        for link in [Link::Static, Link::Shared] {
+            let exe = build_prefixed(&program, link, &tmp_dir!(), &dir);
+            for path in isa::up_to(leveldb_bloom::isa()) {
+                run_on(path, command(&program, &exe));
+            }
+        }
+    }
+}
+
+/// The dynamic symbols `library` defines whose names start with `prefix`.
+fn defined(library: &Path, prefix: &str) -> Vec<String> {
+    process::run(
+        Command::new("nm")
+            .args(["-D", "--defined-only", "--format=just-symbols"])
+            .arg(library),
+    )
+    .lines()
+    .filter(|name| name.starts_with(prefix))
+    .map(str::to_owned)
+    .collect()
+}
+
+/// The default build defines each of leveldb's names under this library's own too; the build
+/// without leveldb's names defines all the own names and none of leveldb's.
+fn every_leveldb_name_has_an_own_name() {
+    let default = lib_dir().join("libleveldb_bloom.so");
+    let prefixed = prefixed_library(&tmp_dir!()).join("libleveldb_bloom_prefixed.so");
+    let own = |library: &Path| defined(library, "leveldb_bloom_");
+    let leveldbs: Vec<String> = defined(&default, "leveldb_")
+        .into_iter()
+        .filter(|name| !name.starts_with("leveldb_bloom_"))
+        .collect();
+    assert!(leveldbs.len() >= 15, "{leveldbs:?}");
+    for name in &leveldbs {
+        let own_name = name.replacen("leveldb_", "leveldb_bloom_", 1);
+        assert!(
+            own(&default).contains(&own_name),
+            "no {own_name} for {name}"
+        );
+    }
+    assert_eq!(own(&prefixed), own(&default), "the two builds' own names");
+    assert_eq!(
+        defined(&prefixed, "leveldb_"),
+        own(&prefixed),
+        "leveldb's names"
+    );
+}
+
+/// What a program needs to link leveldb's static library from cc.
+fn static_leveldb() -> Vec<String> {
+    let mut args = vec![system_library("libleveldb.a").display().to_string()];
+    args.extend(["-lsnappy", "-lstdc++"].map(String::from));
+    args
+}
+
+/// Linking this library's `lib<name>` shared, with an rpath to `dir`.
+fn shared(dir: &Path, name: &str) -> Vec<String> {
+    vec![
+        format!("-L{}", dir.display()),
+        format!("-l{name}"),
+        format!("-Wl,-rpath,{}", dir.display()),
+    ]
+}
+
+/// Compiles db.c into `dir/name` (claimed) with `flags`, linked by `link`; the compiler's errors
+/// if it fails.
+fn build_db(dir: &Path, name: &str, flags: &[&str], link: &[String]) -> Result<PathBuf, String> {
+    let exe = claim(dir.join(name));
+    let output = process::output(
+        compiler(with_leveldb::SOURCE, flags)
+            .arg("-o")
+            .arg(&exe)
+            .args(link)
+            .args(NATIVE_STATIC_LIBS.split_whitespace()),
+    );
+    if output.status.success() {
+        Ok(exe)
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+/// Linked with leveldb, shared, in either order, with and without --as-needed: this library
+/// first, its leveldb_filterpolicy_create_bloom gives leveldb a policy of leveldb's own over
+/// this library's filter; leveldb first, leveldb's own, which this library answers as bad input.
+fn with_leveldb_linked_shared_in_either_order() {
+    let dir = tmp_dir!().trial();
+    let ours = shared(&lib_dir(), "leveldb_bloom");
+    let leveldb = vec!["-lleveldb".to_owned()];
+    for as_needed in [false, true] {
+        let first: Vec<String> = as_needed
+            .then(|| "-Wl,--as-needed".to_owned())
+            .into_iter()
+            .collect();
+        for (name, order, expected) in [
+            (
+                "ours-first",
+                [&ours[..], &leveldb],
+                with_leveldb::Policy::Ours,
+            ),
+            (
+                "leveldb-first",
+                [&leveldb[..], &ours],
+                with_leveldb::Policy::Leveldbs,
+            ),
+        ] {
+            let link: Vec<String> = first.iter().chain(order.concat().iter()).cloned().collect();
+            let name = format!("{name}{}", if as_needed { "-as-needed" } else { "" });
+            let exe = build_db(&dir, &name, &[], &link).expect("links");
+            with_leveldb::check(&exe, None, expected);
+        }
+    }
+}
+
+/// Both static libraries, in either order: the link stops, naming the clashing functions.
+fn with_leveldb_both_static_archives_fail_to_link() {
+    let dir = tmp_dir!().trial();
+    let ours = vec![lib_dir().join("libleveldb_bloom.a").display().to_string()];
+    for (name, order) in [
+        ("ours-first", [&ours[..], &static_leveldb()]),
+        ("leveldb-first", [&static_leveldb()[..], &ours]),
+    ] {
+        let errors = build_db(&dir, name, &[], &order.concat())
+            .expect_err("both static libraries must not link");
+        for function in [
+            "leveldb_filterpolicy_create_bloom",
+            "leveldb_filterpolicy_create",
+            "leveldb_filterpolicy_destroy",
+            "leveldb_free",
+        ] {
+            assert!(
+                errors.contains(&format!("multiple definition of `{function}'")),
+                "{name}: the error must name {function}:\n{errors}"
+            );
+        }
+        assert!(errors.contains("libleveldb_bloom.a("), "{errors}");
+    }
+}
+
+/// Linked with leveldb, this library loaded with dlopen, privately or globally, its functions
+/// taken with dlsym: its leveldb_filterpolicy_create_bloom gives a policy leveldb can use.
+fn with_leveldb_this_library_loaded_with_dlopen() {
+    let dir = tmp_dir!().trial();
+    let library = lib_dir().join("libleveldb_bloom.so");
+    for (name, flags) in [
+        ("local", "RTLD_NOW|RTLD_LOCAL"),
+        ("global", "RTLD_NOW|RTLD_GLOBAL"),
+    ] {
+        let define = format!("-DBLOOM_DLOPEN={flags}");
+        let exe = build_db(&dir, name, &[&define], &["-lleveldb".to_owned()]).expect("links");
+        with_leveldb::check(&exe, Some(&library), with_leveldb::Policy::Ours);
+    }
+}
+
+/// Linked with this library, leveldb loaded with dlopen, privately or globally, its functions
+/// taken with dlsym: this library's leveldb_filterpolicy_create_bloom finds it, and gives a
+/// policy it can use.
+fn with_leveldb_leveldb_loaded_with_dlopen() {
+    let dir = tmp_dir!().trial();
+    let ours = shared(&lib_dir(), "leveldb_bloom");
+    for (name, flags) in [
+        ("local", "RTLD_NOW|RTLD_LOCAL"),
+        ("global", "RTLD_NOW|RTLD_GLOBAL"),
+    ] {
+        let define = format!("-DLEVELDB_DLOPEN={flags}");
+        let exe = build_db(&dir, name, &[&define], &ours).expect("links");
+        with_leveldb::check(&exe, None, with_leveldb::Policy::Ours);
+    }
+}
+
+/// The build without leveldb's names, linked with leveldb shared or static, in either order: the
+/// program's leveldb names are leveldb's, this library's own answer its policy as bad input, and
+/// their own policies as leveldb does.
+fn with_leveldb_the_build_without_leveldbs_names() {
+    let dir = tmp_dir!().trial();
+    let prefixed = prefixed_library(&tmp_dir!());
+    let ours_shared = shared(prefixed, "leveldb_bloom_prefixed");
+    let ours_static = vec![
+        prefixed
+            .join("libleveldb_bloom_prefixed.a")
+            .display()
+            .to_string(),
+    ];
+    let leveldb_shared = vec!["-lleveldb".to_owned()];
+    let leveldb_static = static_leveldb();
+    for (name, order) in [
+        ("shared-ours-first", [&ours_shared[..], &leveldb_shared]),
+        ("shared-leveldb-first", [&leveldb_shared[..], &ours_shared]),
+        ("static-ours-first", [&ours_static[..], &leveldb_static]),
+        ("static-leveldb-first", [&leveldb_static[..], &ours_static]),
+    ] {
+        let exe =
+            build_db(&dir, name, &["-DLEVELDB_BLOOM_PREFIXED"], &order.concat()).expect("links");
+        with_leveldb::check(&exe, None, with_leveldb::Policy::Leveldbs);
+    }
 }
 
 /// The header compiles on its own as C89 and later C, and as C++98 and later, with every warning

@@ -1,11 +1,13 @@
 //! The CMake flow a C/C++ user follows, end to end, as the README's "From C" shows it:
 //! configure, build and ctest this project and run its quickstart; install it to a temporary
 //! prefix; build the downstream project in examples/cmake-consumer against that install with the
-//! shared and the static target, and plain C with pkg-config, shared and static; run all four
-//! programs and check with readelf which library each one needs. Then the static target and
-//! pkg-config's static flags with `-static`, each a program with no dynamic section; and the
-//! package refusing a version it is not compatible with. And with no C++ compiler on `PATH`: the
-//! README's main job, and a C-only project adding this one with `add_subdirectory`.
+//! shared, the static and the prefixed target (the build without leveldb's names), and plain C
+//! with pkg-config, shared and static; run them all and check with readelf which library each one
+//! needs. Then the prefixed build with leveldb's C API in one program, through pkg-config, shared
+//! and static (c_tests/with_leveldb/db.c). Then the static target and pkg-config's static flags
+//! with `-static`, each a program with no dynamic section; and the package refusing a version it
+//! is not compatible with. And with no C++ compiler on `PATH`: the README's main job, and a C-only
+//! project adding this one with `add_subdirectory`.
 //!
 //! Then the same for Windows, built with MinGW-w64 and run under wine: ctest, the install (the
 //! DLL in bin/, its import library and the static library in lib/) and the consumer project.
@@ -29,7 +31,7 @@ use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::process::{self, run};
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tools::Tool;
-use leveldb_bloom_test_support::{tmp_dir, trial, trials};
+use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
@@ -45,6 +47,10 @@ fn main() {
 }
 
 const SONAME: &str = concat!("libleveldb_bloom.so.", env!("CARGO_PKG_VERSION_MAJOR"));
+const PREFIXED_SONAME: &str = concat!(
+    "libleveldb_bloom_prefixed.so.",
+    env!("CARGO_PKG_VERSION_MAJOR")
+);
 
 /// A shell command line, for the pkg-config builds, which need `$(...)` as users type them.
 fn sh(script: &str, dir: &Path, prefix: &Path) -> String {
@@ -54,8 +60,8 @@ fn sh(script: &str, dir: &Path, prefix: &Path) -> String {
         .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig")))
 }
 
-fn needs_our_library(program: &Path) -> bool {
-    dynamic_section(program).contains(&format!("Shared library: [{SONAME}]"))
+fn needs(program: &Path, soname: &str) -> bool {
+    dynamic_section(program).contains(&format!("Shared library: [{soname}]"))
 }
 
 /// Runs a consumer program and requires its line saying every key was found.
@@ -228,19 +234,27 @@ fn configure_build_ctest_install_and_consume() {
     // Install, with the versioned soname.
     flow.install();
     let lib = prefix.join("lib");
-    let real = format!("libleveldb_bloom.so.{}", env!("CARGO_PKG_VERSION"));
-    assert!(
-        dynamic_section(&lib.join(&real)).contains(&format!("Library soname: [{SONAME}]")),
-        "the installed library must carry the soname {SONAME}"
-    );
-    for (link, target) in [(SONAME, real.as_str()), ("libleveldb_bloom.so", SONAME)] {
-        let found = std::fs::read_link(lib.join(link)).expect("installed symlink");
-        assert_eq!(found, Path::new(target), "{link} must point to {target}");
+    for (name, soname) in [
+        ("libleveldb_bloom", SONAME),
+        ("libleveldb_bloom_prefixed", PREFIXED_SONAME),
+    ] {
+        let real = format!("{name}.so.{}", env!("CARGO_PKG_VERSION"));
+        assert!(
+            dynamic_section(&lib.join(&real)).contains(&format!("Library soname: [{soname}]")),
+            "the installed {name} must carry the soname {soname}"
+        );
+        let link = format!("{name}.so");
+        for (link, target) in [(soname, real.as_str()), (link.as_str(), soname)] {
+            let found = std::fs::read_link(lib.join(link)).expect("installed symlink");
+            assert_eq!(found, Path::new(target), "{link} must point to {target}");
+        }
     }
     for file in [
         "include/leveldb_bloom.h",
         "lib/libleveldb_bloom.a",
+        "lib/libleveldb_bloom_prefixed.a",
         "lib/pkgconfig/leveldb_bloom.pc",
+        "lib/pkgconfig/leveldb_bloom_prefixed.pc",
         "lib/cmake/leveldb_bloom/leveldb_bloomConfig.cmake",
         "lib/cmake/leveldb_bloom/leveldb_bloomConfigVersion.cmake",
     ] {
@@ -249,20 +263,31 @@ fn configure_build_ctest_install_and_consume() {
 
     // 1 and 2: find_package with the shared and the static target.
     let consumer_build = flow.build_consumer(&[]);
-    let (cmake_shared, cmake_static) = (
+    let (cmake_shared, cmake_static, cmake_prefixed) = (
         consumer_build.join("consumer_shared"),
         consumer_build.join("consumer_static"),
+        consumer_build.join("consumer_prefixed"),
     );
 
     // pkg-config's flags name the install's folders as they are, with nothing to normalize, so
-    // they can go into a program's rpath.
-    let flags = sh("pkg-config --cflags --libs leveldb_bloom", consumer, prefix);
-    let expected = format!(
-        "-I{} -L{} -lleveldb_bloom",
-        prefix.join("include").display(),
-        lib.display()
-    );
-    assert_eq!(flags.trim(), expected, "pkg-config's flags");
+    // they can go into a program's rpath. The prefixed build's define that the header declares
+    // only the library's own names.
+    for (module, define) in [
+        ("leveldb_bloom", ""),
+        ("leveldb_bloom_prefixed", " -DLEVELDB_BLOOM_PREFIXED"),
+    ] {
+        let flags = sh(
+            &format!("pkg-config --cflags --libs {module}"),
+            consumer,
+            prefix,
+        );
+        let expected = format!(
+            "-I{}{define} -L{} -l{module}",
+            prefix.join("include").display(),
+            lib.display()
+        );
+        assert_eq!(flags.trim(), expected, "pkg-config's flags for {module}");
+    }
     let libdir = sh(
         "pkg-config --variable=libdir leveldb_bloom",
         consumer,
@@ -292,22 +317,67 @@ fn configure_build_ctest_install_and_consume() {
     );
     let (pc_shared, pc_static) = (consumer.join("app-shared"), consumer.join("app-static"));
 
-    for program in [&cmake_shared, &cmake_static, &pc_shared, &pc_static] {
+    for program in [
+        &cmake_shared,
+        &cmake_static,
+        &cmake_prefixed,
+        &pc_shared,
+        &pc_static,
+    ] {
         run_consumer(program);
     }
     for program in [&cmake_shared, &pc_shared] {
         assert!(
-            needs_our_library(program),
+            needs(program, SONAME),
             "{} must load {SONAME}",
             program.display()
         );
     }
     for program in [&cmake_static, &pc_static] {
         assert!(
-            !needs_our_library(program),
+            !needs(program, SONAME),
             "{} must not load {SONAME}",
             program.display()
         );
+    }
+    assert!(
+        needs(&cmake_prefixed, PREFIXED_SONAME) && !needs(&cmake_prefixed, SONAME),
+        "consumer_prefixed must load {PREFIXED_SONAME} alone"
+    );
+
+    // The prefixed build with leveldb, as a program that uses leveldb's C API links it: the
+    // header declares only the library's own names, and leveldb's are leveldb's.
+    if Tool::Leveldb.is_present() || Tool::Leveldb.is_required() {
+        let db_c = root().join(with_leveldb::SOURCE);
+        let db_c = db_c.display();
+        let c_tests = root().join("c_tests");
+        let c_tests = c_tests.display();
+        sh(
+            &format!(
+                "cc -std=c11 -D_GNU_SOURCE -I{c_tests} {db_c} \
+                 $(pkg-config --cflags --libs leveldb_bloom_prefixed) -lleveldb \
+                 -Wl,-rpath,\"$(pkg-config --variable=libdir leveldb_bloom_prefixed)\" -o db-shared"
+            ),
+            consumer,
+            prefix,
+        );
+        sh(
+            &format!(
+                "cc -std=c11 -D_GNU_SOURCE -I{c_tests} {db_c} \
+                 $(pkg-config --cflags leveldb_bloom_prefixed) -Wl,-Bstatic \
+                 $(pkg-config --libs leveldb_bloom_prefixed) -Wl,-Bdynamic \
+                 $(pkg-config --libs --static leveldb_bloom_prefixed) -lleveldb -o db-static"
+            ),
+            consumer,
+            prefix,
+        );
+        for program in ["db-shared", "db-static"] {
+            with_leveldb::check(
+                &consumer.join(program),
+                None,
+                with_leveldb::Policy::Leveldbs,
+            );
+        }
     }
 
     // Fully static: pkg-config's static flags with -static, then the static target with it, in
@@ -510,6 +580,13 @@ fn windows_build_ctest_install_and_consume_under_wine() {
     ] {
         assert!(prefix.join(file).is_file(), "{file} must be installed");
     }
+    // The build without leveldb's names is made on ELF systems only (docs/PLATFORMS.md).
+    for file in [
+        "bin/leveldb_bloom_prefixed.dll",
+        "lib/pkgconfig/leveldb_bloom_prefixed.pc",
+    ] {
+        assert!(!prefix.join(file).exists(), "{file} must not be installed");
+    }
     let package =
         std::fs::read_to_string(prefix.join("lib/cmake/leveldb_bloom/leveldb_bloomTargets.cmake"))
             .expect("the installed package");
@@ -626,6 +703,10 @@ fn macos_build_install_and_consume_linked_by_zig() {
     assert!(
         lib.join("libleveldb_bloom.a").is_file(),
         "the static library"
+    );
+    assert!(
+        !lib.join("libleveldb_bloom_prefixed.a").exists(),
+        "the build without leveldb's names is made on ELF systems only"
     );
     let identity = format!(
         "@rpath/{install_name} (compatibility version {major}.{minor}.0, current version {version})"

@@ -1,7 +1,8 @@
 //! The C++ shim (shim/) in place of leveldb's util/bloom.cc, following docs/SHIM.md: the shim
 //! built with CMake; a leveldb program (shim/tests/shim_db.cc) linked with the shim archive ahead
 //! of libleveldb.a, linked with libleveldb.a minus bloom.cc.o plus the shim, and run unmodified
-//! with the shim preloaded (also with LD_BIND_NOW=1); and, with the shim preloaded, the leveldb
+//! with the shim preloaded (also with LD_BIND_NOW=1); a C program using leveldb's C API alone
+//! (c_tests/with_leveldb/db.c), preloaded and with the archive ahead; and, preloaded, the leveldb
 //! users' packages where most users get leveldb: Debian's python3-plyvel, which dlopens the
 //! system leveldb privately, and pip's plyvel wheel (shim/tests/plyvel_db.py), whose own leveldb
 //! 1.22 has the pre-C++11 std::string, and npm's classic-level (shim/tests/classic_level_db.js),
@@ -36,11 +37,11 @@ use std::sync::{Mutex, OnceLock};
 use cmake_support::cmake_build;
 use leveldb_bloom_test_support::c_harness::NATIVE_STATIC_LIBS;
 use leveldb_bloom_test_support::packages;
-use leveldb_bloom_test_support::paths::root;
+use leveldb_bloom_test_support::paths::{root, system_library};
 use leveldb_bloom_test_support::process::run;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
-use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
-use leveldb_bloom_test_support::{tmp_dir, trial, trials};
+use leveldb_bloom_test_support::tables::assert_same_tables;
+use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
@@ -62,6 +63,7 @@ fn main() {
             Cmake,
             Leveldb
         ),
+        trial!(c_program_with_the_shim_writes_stock_tables, Cmake, Leveldb),
         trial!(
             shim_built_with_rtti_supports_typeid_and_dynamic_cast,
             Cmake,
@@ -201,12 +203,6 @@ impl Shim {
     }
 }
 
-/// Where the compiler finds a library file, as `c++ -print-file-name` says.
-fn library_path(name: &str) -> PathBuf {
-    let path = run(Command::new("c++").arg(format!("-print-file-name={name}")));
-    PathBuf::from(path.trim())
-}
-
 /// How the test program is linked to leveldb and the shim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Build {
@@ -241,9 +237,16 @@ fn program(build: Build) -> PathBuf {
     );
     let mut cmd = Command::new("c++");
     cmd.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg(root().join("shim/tests/shim_db.cc"))
-        .arg("-o")
-        .arg(&out);
+        .arg(root().join("shim/tests/shim_db.cc"));
+    link(cmd, build, &out);
+    programs.insert(build, out.clone());
+    out
+}
+
+/// Runs `cmd`, a compiler command with its source, to write `out`, linked with leveldb (and the
+/// shim) as `build` says.
+fn link(mut cmd: Command, build: Build, out: &Path) {
+    cmd.arg("-o").arg(out);
     match build {
         Build::Dynamic => {
             cmd.arg("-lleveldb");
@@ -269,7 +272,7 @@ fn program(build: Build) -> PathBuf {
                 .arg("-lleveldb");
         }
         Build::StaticStock => {
-            cmd.arg(library_path("libleveldb.a"));
+            cmd.arg(system_library("libleveldb.a"));
         }
         Build::StaticAhead(shim) => {
             if shim == Shim::Sanitized {
@@ -279,22 +282,21 @@ fn program(build: Build) -> PathBuf {
             // bloom.cc.o is never needed, even when only leveldb's C API names the function.
             cmd.arg(format!("-Wl,-u,{NEW_BLOOM_FILTER_POLICY}"))
                 .arg(shim.archive())
-                .arg(library_path("libleveldb.a"));
+                .arg(system_library("libleveldb.a"));
         }
         Build::WithoutBloomCc => {
             let archive = claim(work().join("libleveldb_without_bloom.a"));
-            std::fs::copy(library_path("libleveldb.a"), &archive).expect("copy libleveldb.a");
+            std::fs::copy(system_library("libleveldb.a"), &archive).expect("copy libleveldb.a");
             run(Command::new("ar").arg("d").arg(&archive).arg("bloom.cc.o"));
             cmd.arg(&archive).arg(Shim::Plain.archive());
         }
     }
+    // libstdc++ for leveldb's archive when a C compiler links it.
     if !matches!(build, Build::Dynamic | Build::UnknownAbi) {
-        cmd.args(["-lsnappy", "-pthread"])
+        cmd.args(["-lsnappy", "-lstdc++", "-pthread"])
             .args(NATIVE_STATIC_LIBS.split_whitespace());
     }
     run(&mut cmd);
-    programs.insert(build, out.clone());
-    out
 }
 
 /// How a program is run: which shim is preloaded, if any, and how symbols are bound.
@@ -450,10 +452,16 @@ fn run_passing(cmd: &mut Command) -> Ran {
 /// Runs the program with `args` in `env`, requiring its passing summary and, when sanitized, no
 /// sanitizer report.
 fn run_program(build: Build, args: &[&Path], env: Env) -> Ran {
-    let mut cmd = Command::new(program(build));
+    let sanitized = build == Build::StaticAhead(Shim::Sanitized);
+    run_executable(&program(build), sanitized, args, env)
+}
+
+/// [`run_program`] for the executable `exe`, built with the sanitizers if `sanitized`.
+fn run_executable(exe: &Path, sanitized: bool, args: &[&Path], env: Env) -> Ran {
+    let mut cmd = Command::new(exe);
     cmd.args(args);
     env.apply(&mut cmd);
-    if build == Build::StaticAhead(Shim::Sanitized) {
+    if sanitized {
         asan::set_options(&mut cmd, "");
     }
     let ran = run_passing(&mut cmd);
@@ -495,33 +503,22 @@ fn write(build: Build, db: &Path, api: &str, env: Env) {
     }
 }
 
-/// The .ldb files of two databases: same names, same bytes, and filters in them.
-fn assert_same_tables(stock: &Path, shim: &Path) {
-    let (expected, got) = (tables(stock), tables(shim));
-    assert!(!expected.is_empty(), "no table in {}", stock.display());
-    for (name, bytes) in &expected {
-        assert!(has_bloom_filter(bytes), "{name} has no bloom filter block");
-    }
-    let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
-    assert_eq!(names(&expected), names(&got), "table files differ");
-    for ((name, stock_bytes), (_, shim_bytes)) in expected.iter().zip(&got) {
-        assert!(
-            stock_bytes == shim_bytes,
-            "{name} differs between stock and shim"
-        );
-    }
-}
-
 /// Requires that a statically linked program holds the shim's core and not leveldb's own policy.
 fn assert_static_shim(build: Build) {
-    let symbols = run(Command::new("nm").arg("-C").arg(program(build)));
+    assert_holds_the_shim(&program(build));
+}
+
+/// [`assert_static_shim`] for the executable `exe`.
+fn assert_holds_the_shim(exe: &Path) {
+    let symbols = run(Command::new("nm").arg("-C").arg(exe));
+    let exe = exe.display();
     assert!(
         symbols.contains(" leveldb_bloom_fill_filter\n"),
-        "no core in {build:?}"
+        "no core in {exe}"
     );
     assert!(
         !symbols.contains(STOCK_POLICY_CLASS),
-        "{build:?} holds leveldb's own policy"
+        "{exe} holds leveldb's own policy"
     );
 }
 
@@ -587,7 +584,7 @@ fn shim_libraries_define_only_what_they_replace() {
     // the PLT, where the dynamic linker can bind it to the preloaded definition.
     let create_bloom = run(Command::new("objdump")
         .args(["-d", "--disassemble=leveldb_filterpolicy_create_bloom"])
-        .arg(library_path("libleveldb.so")));
+        .arg(system_library("libleveldb.so")));
     let target = format!("<{NEW_BLOOM_FILTER_POLICY}@plt>");
     assert!(
         create_bloom
@@ -625,7 +622,7 @@ fn an_unused_shim_archive_adds_nothing() {
             .arg("-o")
             .arg(&out)
             .args(archive)
-            .arg(library_path("libleveldb.a"))
+            .arg(system_library("libleveldb.a"))
             .args(["-lsnappy", "-pthread"])
             .args(NATIVE_STATIC_LIBS.split_whitespace()));
         std::fs::read(&out).expect("program")
@@ -708,6 +705,46 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
         &["cxx", "c"],
         STOCK,
     );
+}
+
+/// c_tests/with_leveldb/db.c with leveldb's C API alone (-DLEVELDB_ONLY), compiled and linked
+/// by cc as the README's "With leveldb's C API in the same program" shows: with -lleveldb, for a
+/// preload; with the shim's archive ahead of libleveldb.a. Built once per run each.
+fn c_program(build: Build) -> PathBuf {
+    let out = claim(work().join(format!("db-c-{build:?}").replace('(', "-").replace(')', "")));
+    let mut cmd = Command::new("cc");
+    cmd.args([
+        "-std=c11",
+        "-O1",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-D_GNU_SOURCE",
+    ])
+    .arg("-DLEVELDB_ONLY")
+    .arg(root().join(with_leveldb::SOURCE));
+    link(cmd, build, &out);
+    out
+}
+
+fn c_program_with_the_shim_writes_stock_tables() {
+    // A C program that uses leveldb's C API alone: leveldb's leveldb_filterpolicy_create_bloom
+    // calls NewBloomFilterPolicy, the shim's when preloaded or linked ahead of leveldb.
+    let dir = dbs("c-program");
+    let dynamic = c_program(Build::Dynamic);
+    let stock = dir.join("stock");
+    let ran = run_executable(&dynamic, false, &[&stock], STOCK);
+    assert_bound(&ran.loader, SYSTEM_LIBLEVELDB, STOCK);
+    let preloaded = dir.join("preloaded");
+    let ran = run_executable(&dynamic, false, &[&preloaded], PRELOADED);
+    assert_bound(&ran.loader, SYSTEM_LIBLEVELDB, PRELOADED);
+    assert_shim_served(&ran.stderr, CXX11_STRING);
+    assert_same_tables(&stock, &preloaded);
+    let linked = dir.join("static");
+    let static_ahead = c_program(Build::StaticAhead(Shim::Plain));
+    assert_holds_the_shim(&static_ahead);
+    run_executable(&static_ahead, false, &[&linked], STOCK);
+    assert_same_tables(&stock, &linked);
 }
 
 fn shim_built_with_rtti_supports_typeid_and_dynamic_cast() {

@@ -87,7 +87,6 @@ pub(crate) unsafe fn query_bytes<'a>(
 ///
 /// # Safety
 /// A non-NULL `results` must have `num_keys` writable bytes that outlive `'a`.
-#[cfg(feature = "leveldb-c-api")]
 pub(crate) unsafe fn batch_results<'a>(results: *mut u8, num_keys: usize) -> Option<&'a mut [u8]> {
     if results.is_null() || num_keys == 0 || num_keys > isize::MAX as usize / 8 {
         return None;
@@ -102,7 +101,6 @@ pub(crate) unsafe fn batch_results<'a>(results: *mut u8, num_keys: usize) -> Opt
 ///
 /// # Safety
 /// Every byte of `results` must be 0 or 1, valid bools; only bools are written through the view.
-#[cfg(feature = "leveldb-c-api")]
 pub(crate) unsafe fn as_answers(results: &mut [u8]) -> &mut [bool] {
     // SAFETY: per the contract; bool has the size and alignment of u8.
     unsafe { &mut *(std::ptr::from_mut(results) as *mut [bool]) }

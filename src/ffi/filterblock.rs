@@ -1,16 +1,16 @@
 //! leveldb's filter blocks (`table/filter_block.cc`) through the C API: either kind of
-//! `leveldb_filterpolicy_t` as the policy of the builder (`leveldb_filterblock_builder_*`, in
-//! filterblock_builder.rs) and of the reader (`leveldb_filterblock_key_may_match` and its batch
-//! form, in filterblock_reader.rs).
+//! `leveldb_bloom_filterpolicy_t` as the policy of the builder
+//! (`leveldb_bloom_filterblock_builder_*`, in filterblock_builder.rs) and of the reader
+//! (`leveldb_bloom_filterblock_key_may_match` and its batch form, in filterblock_reader.rs).
 
 use std::ffi::{c_char, c_int};
 
-use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
+use crate::ffi::filterpolicy::{PolicyKind, leveldb_bloom_filterpolicy_t};
 use crate::filter_block::{BlockKeys, FilterBlockError, FilterPolicy};
 use crate::no_unwind::single_query;
 use crate::policy::check_one_result_per_key;
 
-impl FilterPolicy for leveldb_filterpolicy_t {
+impl FilterPolicy for leveldb_bloom_filterpolicy_t {
     /// The bloom policy's filter, or what a custom policy's `create_filter` callback returns,
     /// copied and freed.
     fn create_filter(
@@ -96,43 +96,50 @@ mod tests {
     use crate::ffi::filterblock_builder::*;
     use crate::ffi::filterblock_reader::*;
     use crate::ffi::filterpolicy::{
-        leveldb_filterpolicy_create_bloom, leveldb_filterpolicy_destroy, leveldb_free,
+        leveldb_bloom_filterpolicy_create_bloom, leveldb_bloom_filterpolicy_destroy,
+        leveldb_bloom_free,
     };
 
     // The C tests cover every bad-input row; these few run the same paths under `cargo miri test`.
     #[test]
     fn builder_and_reader_round_trip_and_refuse_bad_input() {
-        let policy = leveldb_filterpolicy_create_bloom(10);
+        let policy = leveldb_bloom_filterpolicy_create_bloom(10);
         // SAFETY: every pointer passed is NULL, a live local, or what an earlier call returned
         // and nothing has released yet; the block's length is what finish wrote.
         unsafe {
-            let builder = leveldb_filterblock_builder_create(policy);
+            let builder = leveldb_bloom_filterblock_builder_create(policy);
             assert!(!builder.is_null());
-            assert_eq!(leveldb_filterblock_builder_start_block(builder, 5000), 1);
             assert_eq!(
-                leveldb_filterblock_builder_add_key(builder, c"key".as_ptr(), 3),
+                leveldb_bloom_filterblock_builder_start_block(builder, 5000),
                 1
             );
             assert_eq!(
-                leveldb_filterblock_builder_add_key(builder, ptr::null(), 1),
+                leveldb_bloom_filterblock_builder_add_key(builder, c"key".as_ptr(), 3),
+                1
+            );
+            assert_eq!(
+                leveldb_bloom_filterblock_builder_add_key(builder, ptr::null(), 1),
                 0
             );
-            assert_eq!(leveldb_filterblock_builder_start_block(builder, 100), 0);
+            assert_eq!(
+                leveldb_bloom_filterblock_builder_start_block(builder, 100),
+                0
+            );
             let mut len = 7;
-            let block = leveldb_filterblock_builder_finish(builder, &mut len);
+            let block = leveldb_bloom_filterblock_builder_finish(builder, &mut len);
             assert!(!block.is_null() && len > 5);
-            assert!(leveldb_filterblock_builder_finish(builder, &mut len).is_null());
+            assert!(leveldb_bloom_filterblock_builder_finish(builder, &mut len).is_null());
             assert_eq!(len, 0);
             assert_eq!(
-                leveldb_filterblock_builder_add_key(builder, c"k".as_ptr(), 1),
+                leveldb_bloom_filterblock_builder_add_key(builder, c"k".as_ptr(), 1),
                 0
             );
-            leveldb_filterblock_builder_destroy(builder);
-            leveldb_filterblock_builder_destroy(ptr::null_mut());
+            leveldb_bloom_filterblock_builder_destroy(builder);
+            leveldb_bloom_filterblock_builder_destroy(ptr::null_mut());
 
             let block_len = 9 + 4 * 3 + 5;
             let answer = |offset, key: &std::ffi::CStr, key_len| {
-                leveldb_filterblock_key_may_match(
+                leveldb_bloom_filterblock_key_may_match(
                     policy,
                     block,
                     block_len,
@@ -149,7 +156,7 @@ mod tests {
                 [3, 3, 1],
             );
             let mut results = [7u8; 3];
-            leveldb_filterblock_key_may_match_batch(
+            leveldb_bloom_filterblock_key_may_match_batch(
                 policy,
                 block,
                 block_len,
@@ -160,8 +167,8 @@ mod tests {
                 results.as_mut_ptr(),
             );
             assert_eq!(results, [0, 1, 1]);
-            leveldb_free(block.cast());
-            leveldb_filterpolicy_destroy(policy);
+            leveldb_bloom_free(block.cast());
+            leveldb_bloom_filterpolicy_destroy(policy);
         }
     }
 }

@@ -1,21 +1,21 @@
-//! leveldb's `FilterBlockBuilder` through the C API: `leveldb_filterblock_builder_*`.
+//! leveldb's `FilterBlockBuilder` through the C API: `leveldb_bloom_filterblock_builder_*`.
 
 use std::ffi::c_char;
 use std::ptr::{self, NonNull};
 
 use crate::ffi::checks::borrow_bytes;
-use crate::ffi::filterpolicy::{into_raw, leveldb_filterpolicy_t};
+use crate::ffi::filterpolicy::{into_raw, leveldb_bloom_filterpolicy_t, recognize};
 use crate::filter_block::{BlockKeys, FilterBlockBuilder, FilterBlockError, FilterPolicy};
 use crate::no_unwind::ffi_boundary;
 
-/// The policy a C builder was created with, which the caller keeps alive until the builder is
-/// destroyed.
+/// The policy of ours a C builder was created with (the one behind an object of leveldb's that
+/// wraps one), which the caller keeps alive until the builder is destroyed.
 #[derive(Clone, Copy)]
-struct PolicyRef(NonNull<leveldb_filterpolicy_t>);
+struct PolicyRef(NonNull<leveldb_bloom_filterpolicy_t>);
 
 impl PolicyRef {
-    fn get(&self) -> &leveldb_filterpolicy_t {
-        // SAFETY: `leveldb_filterblock_builder_create`'s contract keeps the policy alive while
+    fn get(&self) -> &leveldb_bloom_filterpolicy_t {
+        // SAFETY: `leveldb_bloom_filterblock_builder_create`'s contract keeps the policy alive while
         // the builder that holds this is.
         unsafe { self.0.as_ref() }
     }
@@ -37,7 +37,7 @@ impl FilterPolicy for PolicyRef {
 
 /// A filter block builder: leveldb's `FilterBlockBuilder` over a policy. Opaque to C.
 #[allow(non_camel_case_types)] // C naming, as the rest of the header
-pub struct leveldb_filterblock_builder_t {
+pub struct leveldb_bloom_filterblock_builder_t {
     /// None once finished.
     builder: Option<FilterBlockBuilder<PolicyRef>>,
 }
@@ -47,7 +47,7 @@ pub struct leveldb_filterblock_builder_t {
 /// # Safety
 /// `builder` must be NULL or a live builder from this library, used by no other thread.
 unsafe fn unfinished<'a>(
-    builder: *mut leveldb_filterblock_builder_t,
+    builder: *mut leveldb_bloom_filterblock_builder_t,
 ) -> Option<&'a mut FilterBlockBuilder<PolicyRef>> {
     // SAFETY: per the contract.
     unsafe { builder.as_mut() }?.builder.as_mut()
@@ -58,25 +58,27 @@ unsafe fn unfinished<'a>(
 /// filters the policy builds (the bloom policy's, byte-identical to leveldb's; a custom
 /// policy's `create_filter` callback, once per filter).
 ///
-/// Returns NULL for a NULL policy, or if memory runs out. The builder keeps a pointer to the
-/// policy, which must stay live until the builder is destroyed (as in leveldb). Release the
-/// builder with `leveldb_filterblock_builder_destroy`.
+/// Returns NULL for a NULL policy or one this library did not make, or if memory runs out. The
+/// builder keeps a pointer to the policy, which must stay live until the builder is destroyed
+/// (as in leveldb). Release the builder with `leveldb_bloom_filterblock_builder_destroy`.
 ///
 /// # Threads
 /// Any number of threads may call it at once, with one policy too. A builder is used by one
 /// thread at a time.
 ///
 /// # Safety
-/// `policy` must be NULL or a live policy from this library.
+/// `policy` must be NULL or a live policy (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_builder_create(
-    policy: *const leveldb_filterpolicy_t,
-) -> *mut leveldb_filterblock_builder_t {
+pub unsafe extern "C" fn leveldb_bloom_filterblock_builder_create(
+    policy: *const leveldb_bloom_filterpolicy_t,
+) -> *mut leveldb_bloom_filterblock_builder_t {
     ffi_boundary!(ptr::null_mut(), {
-        let Some(policy) = NonNull::new(policy.cast_mut()) else {
+        // SAFETY: per the contract.
+        let Some(policy) = (unsafe { recognize(policy) }) else {
             return ptr::null_mut();
         };
-        into_raw(leveldb_filterblock_builder_t {
+        let policy = NonNull::from(policy);
+        into_raw(leveldb_bloom_filterblock_builder_t {
             builder: Some(FilterBlockBuilder::new(PolicyRef(policy))),
         })
     })
@@ -90,8 +92,8 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_create(
 /// # Safety
 /// `builder` must be NULL or a live builder from this library, not used again afterwards.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_builder_destroy(
-    builder: *mut leveldb_filterblock_builder_t,
+pub unsafe extern "C" fn leveldb_bloom_filterblock_builder_destroy(
+    builder: *mut leveldb_bloom_filterblock_builder_t,
 ) {
     ffi_boundary!((), {
         if !builder.is_null() {
@@ -117,8 +119,8 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_destroy(
 /// # Safety
 /// `builder` must be NULL or a live builder from this library.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_builder_start_block(
-    builder: *mut leveldb_filterblock_builder_t,
+pub unsafe extern "C" fn leveldb_bloom_filterblock_builder_start_block(
+    builder: *mut leveldb_bloom_filterblock_builder_t,
     block_offset: u64,
 ) -> u8 {
     ffi_boundary!(0, {
@@ -143,8 +145,8 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_start_block(
 /// `builder` must be NULL or a live builder from this library; a non-NULL `key` must point to
 /// `length` readable bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_builder_add_key(
-    builder: *mut leveldb_filterblock_builder_t,
+pub unsafe extern "C" fn leveldb_bloom_filterblock_builder_add_key(
+    builder: *mut leveldb_bloom_filterblock_builder_t,
     key: *const c_char,
     length: usize,
 ) -> u8 {
@@ -159,7 +161,7 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_add_key(
 
 /// The block, as leveldb's `Finish`: the filter of the keys added since the last built one,
 /// then the offset of every filter, the offset of that array and the base lg byte (11). It is
-/// returned in a `malloc`ed buffer (release it with `leveldb_free`), its length in `*length`;
+/// returned in a `malloc`ed buffer (release it with `leveldb_bloom_free`), its length in `*length`;
 /// the builder is finished then, and every later call on it but destroy fails.
 ///
 /// Returns NULL, with `*length` set to 0 when `length` is not NULL, for: a NULL builder or
@@ -174,8 +176,8 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_add_key(
 /// `builder` must be NULL or a live builder from this library; a non-NULL `length` must be
 /// writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_builder_finish(
-    builder: *mut leveldb_filterblock_builder_t,
+pub unsafe extern "C" fn leveldb_bloom_filterblock_builder_finish(
+    builder: *mut leveldb_bloom_filterblock_builder_t,
     length: *mut usize,
 ) -> *mut c_char {
     ffi_boundary!(ptr::null_mut(), {

@@ -1,10 +1,10 @@
-//! leveldb's `FilterBlockReader` through the C API: `leveldb_filterblock_key_may_match` and its
-//! batch form.
+//! leveldb's `FilterBlockReader` through the C API: `leveldb_bloom_filterblock_key_may_match`
+//! and its batch form.
 
 use std::ffi::c_char;
 
 use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow};
-use crate::ffi::filterpolicy::leveldb_filterpolicy_t;
+use crate::ffi::filterpolicy::{leveldb_bloom_filterpolicy_t, recognize};
 use crate::filter_block::FilterBlockReader;
 use crate::no_unwind::ffi_boundary;
 
@@ -15,18 +15,19 @@ use crate::no_unwind::ffi_boundary;
 /// potential matches; an empty filter range matches nothing). `policy` tests the filter: the
 /// bloom policy as leveldb's, a custom policy by its `key_may_match` callback.
 ///
-/// Returns 1 ("may match") for: a NULL policy; a NULL `contents` or `key` with a length above 0;
-/// a length above `PTRDIFF_MAX`. A NULL `contents` or `key` with length 0 is empty.
+/// Returns 1 ("may match") for: a NULL policy or one this library did not make; a NULL
+/// `contents` or `key` with a length above 0; a length above `PTRDIFF_MAX`. A NULL `contents` or
+/// `key` with length 0 is empty.
 ///
 /// # Threads
 /// Any number of threads may call it at once, with one policy and block too.
 ///
 /// # Safety
 /// A non-NULL `contents` and `key` must point to their length in readable bytes; `policy` must
-/// be NULL or a live policy from this library.
+/// be NULL or a live policy (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
-    policy: *const leveldb_filterpolicy_t,
+pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match(
+    policy: *const leveldb_bloom_filterpolicy_t,
     contents: *const c_char,
     contents_length: usize,
     block_offset: u64,
@@ -37,7 +38,7 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
         // SAFETY: per the contract.
         match unsafe {
             (
-                policy.as_ref(),
+                recognize(policy),
                 borrow_bytes(contents, contents_length),
                 borrow_bytes(key, key_length),
             )
@@ -53,7 +54,7 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
 /// Keys a C batch turns into slices at a time (see docs/PERFORMANCE.md, Filter blocks).
 const KEY_WINDOW: usize = 4096;
 
-/// `leveldb_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
+/// `leveldb_bloom_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
 /// filter block, in one call: `results[i]` (0 or 1) is its answer for the key of
 /// `key_lengths[i]` bytes at `keys[i]` in the data block at `block_offsets[i]`, bad input
 /// included. Each run of keys of one filter, as they come, is tested together: with the bloom
@@ -61,8 +62,9 @@ const KEY_WINDOW: usize = 4096;
 /// single queries; keys in random order are as fast as that loop.
 ///
 /// - NULL `results`, or `num_keys` 0 or above `PTRDIFF_MAX / 8`: nothing is written.
-/// - NULL policy; NULL `block_offsets`, `keys` or `key_lengths`; NULL `contents` with
-///   `contents_length > 0`; memory running out: every result is 1.
+/// - NULL policy or one this library did not make; NULL `block_offsets`, `keys` or
+///   `key_lengths`; NULL `contents` with `contents_length > 0`; memory running out: every result
+///   is 1.
 /// - A NULL key with a length above 0: its result is 1. A NULL key with length 0 is empty.
 ///
 /// Every result is set to 1 before any work, so not even an internal failure yields a false
@@ -76,10 +78,10 @@ const KEY_WINDOW: usize = 4096;
 /// A non-NULL `results` must have `num_keys` writable bytes; non-NULL `block_offsets`, `keys`
 /// and `key_lengths` must hold `num_keys` entries, each non-NULL key its length in readable
 /// bytes; a non-NULL `contents` must point to `contents_length` readable bytes; `policy` must be
-/// NULL or a live policy from this library.
+/// NULL or a live policy (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
-    policy: *const leveldb_filterpolicy_t,
+pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match_batch(
+    policy: *const leveldb_bloom_filterpolicy_t,
     contents: *const c_char,
     contents_length: usize,
     block_offsets: *const u64,
@@ -94,7 +96,7 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
             return;
         };
         // SAFETY: per the contract.
-        let (Some(policy), Some(contents)) = (unsafe { policy.as_ref() }, unsafe {
+        let (Some(policy), Some(contents)) = (unsafe { recognize(policy) }, unsafe {
             borrow_bytes(contents, contents_length)
         }) else {
             return;

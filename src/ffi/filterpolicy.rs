@@ -1,5 +1,6 @@
-//! leveldb's C filter-policy object (`leveldb_filterpolicy_t`): the built-in bloom policy or one
-//! of C callbacks; creating, destroying and naming it, and `leveldb_free`.
+//! This library's filter-policy object, `leveldb_bloom_filterpolicy_t`: the built-in bloom policy
+//! or one of C callbacks. Creating, destroying and naming it, telling it from an object this
+//! library did not make, and `leveldb_bloom_free`.
 
 use std::alloc::{Layout, alloc};
 use std::ffi::{c_char, c_int, c_void};
@@ -7,13 +8,15 @@ use std::ptr;
 
 use crate::ffi::checks::policy_for_bits;
 use crate::ffi::extensions::POLICY_NAME_C;
+#[cfg(feature = "leveldb-c-api")]
+use crate::ffi::wrapped;
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
 
-// The callbacks of `leveldb_filterpolicy_create`, named so that its prototype fits the header's
-// width. leveldb/c.h spells the same types out; C treats the two declarations as one.
+// The callbacks of a custom policy, named so that the prototypes fit the header's width.
+// leveldb/c.h spells the same types out; C treats the two declarations as one.
 
-/// A custom policy's destructor: called once with `state` by `leveldb_filterpolicy_destroy`.
+/// A custom policy's destructor: called once with `state` when the policy is destroyed.
 #[allow(non_camel_case_types)] // C naming, as the rest of the header
 pub type leveldb_bloom_destructor_fn = Option<unsafe extern "C" fn(state: *mut c_void)>;
 
@@ -46,21 +49,32 @@ pub type leveldb_bloom_key_may_match_fn = Option<
 #[allow(non_camel_case_types)]
 pub type leveldb_bloom_name_fn = Option<unsafe extern "C" fn(state: *mut c_void) -> *const c_char>;
 
-/// A filter policy: leveldb's built-in bloom filter, or one made of C callbacks. Opaque to C.
-#[allow(non_camel_case_types)] // leveldb's C name, so one C file can include both headers
-pub struct leveldb_filterpolicy_t {
+/// A filter policy of this library: leveldb's built-in bloom filter, or one made of C callbacks.
+/// Opaque to C.
+#[allow(non_camel_case_types)] // C naming, as the rest of the header
+pub struct leveldb_bloom_filterpolicy_t {
     pub(crate) kind: PolicyKind,
 }
 
+/// The kind of a policy, whose tag is the object's first word: [`BLOOM_TAG`] or [`CUSTOM_TAG`].
+#[repr(u64)]
 pub(crate) enum PolicyKind {
-    Bloom(BloomPolicy),
-    Custom(CustomPolicy),
+    Bloom(BloomPolicy) = BLOOM_TAG,
+    Custom(CustomPolicy) = CUSTOM_TAG,
 }
+
+// The tags are values no object of leveldb's C API can start with: a C++ object starts with its
+// vtable pointer, a multiple of 8 below the kernel's half of the address space (x86-64,
+// AArch64); these are odd, in that half, and, sign-extended 32-bit values, compared by x86-64 in
+// one instruction, so the single query's kind check costs what it did.
+const BLOOM_TAG: u64 = 0xffff_ffff_b100_f117;
+const CUSTOM_TAG: u64 = 0xffff_ffff_c057_0a11;
+const _: () = assert!(std::mem::offset_of!(leveldb_bloom_filterpolicy_t, kind) == 0);
 
 pub(crate) struct CustomPolicy {
     pub(crate) state: *mut c_void,
-    // Never None but `destructor`: `leveldb_filterpolicy_create` refuses the others missing.
     destructor: leveldb_bloom_destructor_fn,
+    // Never None: `leveldb_bloom_filterpolicy_create` refuses them missing.
     pub(crate) create_filter: leveldb_bloom_create_filter_fn,
     pub(crate) key_may_match: leveldb_bloom_key_may_match_fn,
     name: leveldb_bloom_name_fn,
@@ -79,6 +93,55 @@ impl Drop for CustomPolicy {
             unsafe { destructor(self.state) }
         }
     }
+}
+
+/// Whether `policy` is one of this library's bloom policies: the single query's check, which
+/// reads its first word only.
+///
+/// # Safety
+/// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
+#[inline(always)]
+pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
+    // SAFETY: either kind of object starts with an aligned word, our tag or leveldb's vtable
+    // pointer (per the contract).
+    !policy.is_null() && unsafe { policy.cast::<u64>().read() } == BLOOM_TAG
+}
+
+/// Whether `policy`'s first word is one of our tags: it is a policy this library made.
+///
+/// # Safety
+/// `policy` must point to a live policy of this library or of leveldb's C API.
+unsafe fn tagged(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
+    // SAFETY: as in `is_bloom`.
+    let first = unsafe { policy.cast::<u64>().read() };
+    first == BLOOM_TAG || first == CUSTOM_TAG
+}
+
+/// The policy of this library at `policy`: itself when its first word is one of our tags, or,
+/// for an object of leveldb's that wraps one of ours (in_leveldb.rs), that one. `None` for NULL
+/// or a policy this library did not make, such as one of leveldb's own: nothing else of it is
+/// read.
+///
+/// # Safety
+/// `policy` must be NULL or point to a live policy of this library or of leveldb's C API, which
+/// outlives `'a`.
+pub(crate) unsafe fn recognize<'a>(
+    policy: *const leveldb_bloom_filterpolicy_t,
+) -> Option<&'a leveldb_bloom_filterpolicy_t> {
+    if policy.is_null() {
+        return None;
+    }
+    // SAFETY: per the contract.
+    if unsafe { tagged(policy) } {
+        // SAFETY: one of ours, live per the contract.
+        return Some(unsafe { &*policy });
+    }
+    #[cfg(feature = "leveldb-c-api")]
+    if let Some(inner) = wrapped::inner(policy.cast()) {
+        // SAFETY: a policy of ours lives as long as the object of leveldb's that wraps it.
+        return Some(unsafe { &*inner.cast::<leveldb_bloom_filterpolicy_t>() });
+    }
+    None
 }
 
 /// Moves an object C will own (a policy, a filter block builder) to the heap, returning NULL
@@ -104,24 +167,79 @@ pub(crate) fn into_raw<T>(value: T) -> *mut T {
     raw
 }
 
-/// Creates leveldb's built-in bloom filter policy, as `leveldb_filterpolicy_create_bloom` in
-/// leveldb's C API does; its filters are byte-identical to leveldb 1.23's.
+/// Frees a policy that was never handed out, without calling a custom policy's destructor:
+/// whoever gets NULL instead still owns its state.
+///
+/// # Safety
+/// `policy` must come from `leveldb_bloom_filterpolicy_create_bloom` or `_create`, and not be
+/// used again.
+#[cfg(feature = "leveldb-c-api")]
+pub(crate) unsafe fn discard(policy: *mut leveldb_bloom_filterpolicy_t) {
+    // SAFETY: made by `into_raw` (per the contract), so owned by this Box now.
+    let mut policy = unsafe { Box::from_raw(policy) };
+    if let PolicyKind::Custom(custom) = &mut policy.kind {
+        custom.destructor = None;
+    }
+}
+
+/// Destroys a policy of this library, or has leveldb destroy an object of its own that wraps
+/// one (which destroys ours through its destructor); any other pointer is left alone.
+///
+/// # Safety
+/// `policy` must be NULL or point to a live policy of this library or of leveldb's C API; if it
+/// is destroyed, it is not used again.
+pub(crate) unsafe fn destroy(policy: *mut leveldb_bloom_filterpolicy_t) {
+    if policy.is_null() {
+        return;
+    }
+    // SAFETY: per the contract.
+    if unsafe { tagged(policy) } {
+        // SAFETY: made by `into_raw` (per the contract and its tag), so owned by this Box now.
+        drop(unsafe { Box::from_raw(policy) });
+    } else {
+        // SAFETY: per the contract.
+        #[cfg(feature = "leveldb-c-api")]
+        unsafe {
+            wrapped::destroy(policy.cast());
+        }
+    }
+}
+
+/// The policy's name (see `leveldb_bloom_filterpolicy_name`).
+///
+/// # Safety
+/// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
+pub(crate) unsafe fn name(policy: *const leveldb_bloom_filterpolicy_t) -> *const c_char {
+    // SAFETY: per the contract.
+    match unsafe { recognize(policy) }.map(|p| &p.kind) {
+        None => ptr::null(),
+        Some(PolicyKind::Bloom(_)) => POLICY_NAME_C.as_ptr(),
+        Some(PolicyKind::Custom(custom)) => match custom.name {
+            // SAFETY: the callback was given with `state` for this use.
+            Some(name) => unsafe { name(custom.state) },
+            None => ptr::null(),
+        },
+    }
+}
+
+/// Creates leveldb's built-in bloom filter policy, as `NewBloomFilterPolicy(bits_per_key)`; its
+/// filters are byte-identical to leveldb 1.23's.
 ///
 /// - `bits_per_key < 0`: returns NULL.
 /// - `bits_per_key == 0`: a policy with k = 1 and the 64-bit minimum filter, as leveldb.
 /// - any larger value, up to `INT_MAX`: a policy with k = `bits_per_key * 0.69` clamped to 1..30.
 ///
-/// Returns NULL if memory runs out. Release the policy with `leveldb_filterpolicy_destroy`.
+/// Returns NULL if memory runs out. Release the policy with `leveldb_bloom_filterpolicy_destroy`.
 ///
 /// # Threads
 /// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
-pub extern "C" fn leveldb_filterpolicy_create_bloom(
+pub extern "C" fn leveldb_bloom_filterpolicy_create_bloom(
     bits_per_key: c_int,
-) -> *mut leveldb_filterpolicy_t {
+) -> *mut leveldb_bloom_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
         match policy_for_bits(bits_per_key) {
-            Some(bloom) => into_raw(leveldb_filterpolicy_t {
+            Some(bloom) => into_raw(leveldb_bloom_filterpolicy_t {
                 kind: PolicyKind::Bloom(bloom),
             }),
             None => ptr::null_mut(),
@@ -130,10 +248,12 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
 }
 
 /// Creates a policy from callbacks, as `leveldb_filterpolicy_create` in leveldb's C API does.
-/// `leveldb_filterpolicy_create_filter`, `_key_may_match` and `_name` call them with `state`.
+/// `leveldb_bloom_filterpolicy_create_filter`, `_key_may_match` and `_name` call them with
+/// `state`.
 ///
 /// - NULL `create_filter`, `key_may_match` or `name`: returns NULL.
-/// - `destructor` may be NULL; otherwise `leveldb_filterpolicy_destroy` calls it exactly once.
+/// - `destructor` may be NULL; otherwise `leveldb_bloom_filterpolicy_destroy` calls it exactly
+///   once.
 /// - Out of memory: returns NULL. Whenever NULL is returned, `destructor` is not called.
 ///
 /// The callbacks may be called from several threads at once and must allow it, as in leveldb.
@@ -142,18 +262,18 @@ pub extern "C" fn leveldb_filterpolicy_create_bloom(
 /// # Threads
 /// Any number of threads may call it at once.
 #[unsafe(no_mangle)]
-pub extern "C" fn leveldb_filterpolicy_create(
+pub extern "C" fn leveldb_bloom_filterpolicy_create(
     state: *mut c_void,
     destructor: leveldb_bloom_destructor_fn,
     create_filter: leveldb_bloom_create_filter_fn,
     key_may_match: leveldb_bloom_key_may_match_fn,
     name: leveldb_bloom_name_fn,
-) -> *mut leveldb_filterpolicy_t {
+) -> *mut leveldb_bloom_filterpolicy_t {
     ffi_boundary!(ptr::null_mut(), {
         if create_filter.is_none() || key_may_match.is_none() || name.is_none() {
             return ptr::null_mut();
         }
-        into_raw(leveldb_filterpolicy_t {
+        into_raw(leveldb_bloom_filterpolicy_t {
             kind: PolicyKind::Custom(CustomPolicy {
                 state,
                 destructor,
@@ -165,26 +285,26 @@ pub extern "C" fn leveldb_filterpolicy_create(
     })
 }
 
-/// Destroys a policy made by `leveldb_filterpolicy_create_bloom` or `leveldb_filterpolicy_create`
-/// (calling the latter's destructor once). NULL: does nothing.
+/// Destroys a policy made by `leveldb_bloom_filterpolicy_create_bloom` or
+/// `leveldb_bloom_filterpolicy_create` (calling the latter's destructor once). NULL, or a policy
+/// this library did not make (one of leveldb's own): does nothing.
 ///
 /// # Threads
 /// Must not run while another thread uses the same policy; other policies are unaffected.
 ///
 /// # Safety
-/// `policy` must be NULL or a live policy from this library, not used again afterwards.
+/// `policy` must be NULL or a live policy (from this library, or leveldb's), not used again
+/// afterwards if it is this library's.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterpolicy_destroy(policy: *mut leveldb_filterpolicy_t) {
-    ffi_boundary!((), {
-        if !policy.is_null() {
-            // SAFETY: made by `into_raw` (per the contract), so owned by this Box now.
-            drop(unsafe { Box::from_raw(policy) });
-        }
-    })
+pub unsafe extern "C" fn leveldb_bloom_filterpolicy_destroy(
+    policy: *mut leveldb_bloom_filterpolicy_t,
+) {
+    // SAFETY: per the contract.
+    ffi_boundary!((), { unsafe { destroy(policy) } })
 }
 
-/// Frees a buffer this library returned (a filter from `leveldb_filterpolicy_create_filter`),
-/// as `leveldb_free` in leveldb's C API does; it is libc `free`. NULL: does nothing.
+/// Frees a buffer this library returned (a filter, a filter block); it is libc `free`. NULL:
+/// does nothing.
 ///
 /// # Threads
 /// Any thread may free a buffer, once, whichever thread it came from.
@@ -192,7 +312,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_destroy(policy: *mut leveldb_filte
 /// # Safety
 /// `ptr` must be NULL or a `malloc`ed pointer not freed yet.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) {
+pub unsafe extern "C" fn leveldb_bloom_free(ptr: *mut c_void) {
     ffi_boundary!((), {
         // SAFETY: per the contract; free(NULL) is a no-op.
         unsafe { libc::free(ptr) }
@@ -200,27 +320,18 @@ pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) {
 }
 
 /// The policy's name: `"leveldb.BuiltinBloomFilter2"` for the bloom policy, what the `name`
-/// callback returns for a custom one. Valid as long as the policy. NULL policy: returns NULL.
+/// callback returns for a custom one. Valid as long as the policy. NULL, or a policy this
+/// library did not make: returns NULL.
 ///
 /// # Threads
 /// Any number of threads may call it at once, with one policy too.
 ///
 /// # Safety
-/// `policy` must be NULL or a live policy from this library.
+/// `policy` must be NULL or a live policy (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterpolicy_name(
-    policy: *const leveldb_filterpolicy_t,
+pub unsafe extern "C" fn leveldb_bloom_filterpolicy_name(
+    policy: *const leveldb_bloom_filterpolicy_t,
 ) -> *const c_char {
-    ffi_boundary!(ptr::null(), {
-        // SAFETY: per the contract.
-        match unsafe { policy.as_ref() }.map(|p| &p.kind) {
-            None => ptr::null(),
-            Some(PolicyKind::Bloom(_)) => POLICY_NAME_C.as_ptr(),
-            Some(PolicyKind::Custom(custom)) => match custom.name {
-                // SAFETY: the callback was given with `state` for this use.
-                Some(name) => unsafe { name(custom.state) },
-                None => ptr::null(),
-            },
-        }
-    })
+    // SAFETY: per the contract.
+    ffi_boundary!(ptr::null(), { unsafe { name(policy) } })
 }

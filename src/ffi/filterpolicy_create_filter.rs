@@ -1,10 +1,10 @@
-//! `leveldb_filterpolicy_create_filter`: a filter built into a `malloc`ed buffer.
+//! `leveldb_bloom_filterpolicy_create_filter`: a filter built into a `malloc`ed buffer.
 
 use std::ffi::{c_char, c_int};
 use std::ptr;
 
 use crate::dispatch::Isa;
-use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
+use crate::ffi::filterpolicy::{PolicyKind, leveldb_bloom_filterpolicy_t, recognize};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
@@ -41,14 +41,14 @@ unsafe fn create_filter_keys<'a>(
 
 /// Builds the filter for `num_keys` keys (key `i` is `key_length_array[i]` bytes at
 /// `key_array[i]`; duplicates allowed) and returns it in a `malloc`ed buffer, storing its length
-/// in `*filter_length`. Release it with `leveldb_free` (or `free`). Same shape as leveldb's
+/// in `*filter_length`. Release it with `leveldb_bloom_free` (or `free`). Same shape as leveldb's
 /// `create_filter` callback; a custom policy's callback is called with these arguments once they
 /// pass the checks below.
 ///
 /// Returns NULL, with `*filter_length` set to 0 when `filter_length` is not NULL, for: a NULL
-/// policy or `filter_length`; `num_keys < 0`; a NULL `key_array` or `key_length_array` with
-/// `num_keys > 0`; a NULL key with a length above 0; a filter too large to allocate. A NULL key
-/// with length 0 is the empty key.
+/// policy or one this library did not make; a NULL `filter_length`; `num_keys < 0`; a NULL
+/// `key_array` or `key_length_array` with `num_keys > 0`; a NULL key with a length above 0; a
+/// filter too large to allocate. A NULL key with length 0 is the empty key.
 ///
 /// # Threads
 /// Any number of threads may call it at once, with one policy too (a custom policy's callbacks must
@@ -56,10 +56,10 @@ unsafe fn create_filter_keys<'a>(
 ///
 /// # Safety
 /// Non-NULL arrays must hold `num_keys` entries, each non-NULL key its length in readable bytes;
-/// `policy` must be NULL or a live policy from this library.
+/// `policy` must be NULL or a live policy (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
-    policy: *const leveldb_filterpolicy_t,
+pub unsafe extern "C" fn leveldb_bloom_filterpolicy_create_filter(
+    policy: *const leveldb_bloom_filterpolicy_t,
     key_array: *const *const c_char,
     key_length_array: *const usize,
     num_keys: c_int,
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
         };
         *filter_length = 0;
         // SAFETY: per the contract.
-        let Some(policy) = (unsafe { policy.as_ref() }) else {
+        let Some(policy) = (unsafe { recognize(policy) }) else {
             return ptr::null_mut();
         };
         // SAFETY: per the contract.

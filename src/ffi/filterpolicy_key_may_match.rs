@@ -1,11 +1,11 @@
-//! `leveldb_filterpolicy_key_may_match` and its batch form.
+//! `leveldb_bloom_filterpolicy_key_may_match` and its batch form.
 
 use std::ffi::c_char;
 
 use crate::bulk;
 use crate::dispatch::Isa;
 use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
-use crate::ffi::filterpolicy::{PolicyKind, leveldb_filterpolicy_t};
+use crate::ffi::filterpolicy::{PolicyKind, is_bloom, leveldb_bloom_filterpolicy_t, recognize};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
 
@@ -14,9 +14,10 @@ use crate::no_unwind::{ffi_boundary, single_query};
 /// leveldb 1.23's `KeyMayMatch` for any filter bytes, corrupt ones included; a custom policy's
 /// callback answers (normalised to 0 or 1).
 ///
-/// Returns 1 ("may match"; an error must never cause a false negative) for: a NULL policy; a NULL
-/// `key` or `filter` with a length above 0; a length above `PTRDIFF_MAX`, which no object has
-/// (nothing is read). A NULL `key` or `filter` with length 0 is empty.
+/// Returns 1 ("may match"; an error must never cause a false negative) for: a NULL policy or one
+/// this library did not make; a NULL `key` or `filter` with a length above 0; a length above
+/// `PTRDIFF_MAX`, which no object has (nothing is read). A NULL `key` or `filter` with length 0
+/// is empty.
 ///
 /// # Threads
 /// Any number of threads may call it at once, with one policy and filter too (a custom policy's
@@ -24,10 +25,27 @@ use crate::no_unwind::{ffi_boundary, single_query};
 ///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes; `policy` must be
-/// NULL or a live policy from this library.
+/// NULL or a live policy (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
-    policy: *const leveldb_filterpolicy_t,
+pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
+    policy: *const leveldb_bloom_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    // SAFETY: per the contract.
+    unsafe { key_may_match(policy, key, length, filter, filter_length) }
+}
+
+/// The whole of `leveldb_bloom_filterpolicy_key_may_match`, for it and leveldb's name of it: the
+/// bloom policy's query of a well-formed key and filter on the fast path, anything else apart.
+///
+/// # Safety
+/// As `leveldb_bloom_filterpolicy_key_may_match`.
+#[inline(always)]
+pub(crate) unsafe fn key_may_match(
+    policy: *const leveldb_bloom_filterpolicy_t,
     key: *const c_char,
     length: usize,
     filter: *const c_char,
@@ -35,37 +53,56 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
 ) -> u8 {
     ffi_boundary!(1, {
         // SAFETY: per the contract.
-        if let Some(policy) = unsafe { policy.as_ref() }
+        if unsafe { is_bloom(policy) }
             // SAFETY: per the contract.
             && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
-            && let PolicyKind::Bloom(_) = policy.kind
         {
             return single_query(key, filter);
         }
         // SAFETY: per the contract.
-        unsafe { filterpolicy_key_may_match_cold(policy, key, length, filter, filter_length) }
+        unsafe { key_may_match_cold(policy, key, length, filter, filter_length) }
     })
 }
 
-/// `leveldb_filterpolicy_key_may_match` off its fast path: a NULL policy, a custom one, bad
-/// input or an empty key or filter. Apart, so that the fast path sets no register for it. The
-/// batch export calls it for each key of a custom policy, whose callback costs far more.
+/// `key_may_match` off its fast path: a NULL policy, a custom one, one leveldb's object wraps,
+/// one this library did not make, bad input or an empty key or filter. Apart, so that the fast
+/// path sets no register for it; C-ABI, with a boundary of its own, so that no call from the
+/// fast path can unwind (looking up leveldb's objects takes a lock), and the fast path needs no
+/// landing pad, nor the stack frame it would take.
 ///
 /// # Safety
-/// As `leveldb_filterpolicy_key_may_match`.
+/// As `leveldb_bloom_filterpolicy_key_may_match`.
 #[cold]
 #[inline(never)]
-unsafe fn filterpolicy_key_may_match_cold(
-    policy: *const leveldb_filterpolicy_t,
+unsafe extern "C" fn key_may_match_cold(
+    policy: *const leveldb_bloom_filterpolicy_t,
     key: *const c_char,
     length: usize,
     filter: *const c_char,
     filter_length: usize,
 ) -> u8 {
-    // SAFETY: per the contract.
-    let Some(policy) = (unsafe { policy.as_ref() }) else {
-        return 1;
-    };
+    ffi_boundary!(1, {
+        // SAFETY: per the contract.
+        match unsafe { recognize(policy) } {
+            // SAFETY: per the contract.
+            Some(policy) => unsafe { answer(policy, key, length, filter, filter_length) },
+            None => 1,
+        }
+    })
+}
+
+/// A policy of ours answers for one key, bad input included. The batch export calls it for each
+/// key of a custom policy, whose callback costs far more.
+///
+/// # Safety
+/// A non-NULL `key` and `filter` must point to their length in readable bytes.
+unsafe fn answer(
+    policy: &leveldb_bloom_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
     // SAFETY: per the contract.
     let (Some(key_bytes), Some(filter_bytes)) = (unsafe { borrow_bytes(key, length) }, unsafe {
         borrow_bytes(filter, filter_length)
@@ -84,14 +121,14 @@ unsafe fn filterpolicy_key_may_match_cold(
     }
 }
 
-/// `leveldb_filterpolicy_key_may_match` for `num_keys` keys against one filter, in one call:
-/// `results[i]` (0 or 1) is its answer for the key of `key_lengths[i]` bytes at `keys[i]`, bad
-/// input included. For the bloom policy this is much faster than a loop of single queries; a
+/// `leveldb_bloom_filterpolicy_key_may_match` for `num_keys` keys against one filter, in one
+/// call: `results[i]` (0 or 1) is its answer for the key of `key_lengths[i]` bytes at `keys[i]`,
+/// bad input included. For the bloom policy this is much faster than a loop of single queries; a
 /// custom policy's `key_may_match` callback is called once per key.
 ///
 /// - NULL `results`: nothing is written.
-/// - NULL policy; NULL `keys` or `key_lengths` with `num_keys > 0`; NULL `filter` with
-///   `filter_length > 0`: every result is 1.
+/// - NULL policy or one this library did not make; NULL `keys` or `key_lengths` with
+///   `num_keys > 0`; NULL `filter` with `filter_length > 0`: every result is 1.
 /// - A NULL key with a length above 0: its result is 1. A NULL key with length 0 is empty.
 /// - `num_keys` above `PTRDIFF_MAX / 8`, more than any array can hold: nothing is written.
 ///
@@ -106,10 +143,10 @@ unsafe fn filterpolicy_key_may_match_cold(
 /// A non-NULL `results` must have `num_keys` writable bytes; non-NULL `keys` and `key_lengths`
 /// must hold `num_keys` entries, each non-NULL key its length in readable bytes; a non-NULL
 /// `filter` must point to `filter_length` readable bytes; `policy` must be NULL or a live policy
-/// from this library.
+/// (from this library, or leveldb's).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
-    policy: *const leveldb_filterpolicy_t,
+pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match_batch(
+    policy: *const leveldb_bloom_filterpolicy_t,
     keys: *const *const c_char,
     key_lengths: *const usize,
     num_keys: usize,
@@ -123,7 +160,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
             return;
         };
         // SAFETY: per the contract.
-        let Some(policy) = (unsafe { policy.as_ref() }) else {
+        let Some(policy) = (unsafe { recognize(policy) }) else {
             return;
         };
         if keys.is_null() || key_lengths.is_null() {
@@ -165,9 +202,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
             PolicyKind::Custom(_) => {
                 for ((&key, &len), result) in keys.iter().zip(key_lengths).zip(results) {
                     // SAFETY: per the contract.
-                    *result = unsafe {
-                        filterpolicy_key_may_match_cold(policy, key, len, filter, filter_length)
-                    };
+                    *result = unsafe { answer(policy, key, len, filter, filter_length) };
                 }
             }
         }
@@ -180,14 +215,15 @@ mod tests {
 
     use super::*;
     use crate::ffi::filterpolicy::{
-        leveldb_filterpolicy_create_bloom, leveldb_filterpolicy_destroy, leveldb_free,
+        leveldb_bloom_filterpolicy_create_bloom, leveldb_bloom_filterpolicy_destroy,
+        leveldb_bloom_free,
     };
-    use crate::ffi::filterpolicy_create_filter::leveldb_filterpolicy_create_filter;
+    use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_filter;
 
     // The C tests cover every bad-input row; these few run the same paths under `cargo miri test`.
     #[test]
     fn bad_pointers_get_documented_results() {
-        let policy = leveldb_filterpolicy_create_bloom(10);
+        let policy = leveldb_bloom_filterpolicy_create_bloom(10);
         let key = b"key";
         let keys = [key.as_ptr().cast::<c_char>(), ptr::null()];
         let lens = [key.len(), 1];
@@ -196,7 +232,7 @@ mod tests {
         // and nothing has released yet.
         unsafe {
             assert!(
-                leveldb_filterpolicy_create_filter(
+                leveldb_bloom_filterpolicy_create_filter(
                     policy,
                     keys.as_ptr(),
                     lens.as_ptr(),
@@ -206,7 +242,7 @@ mod tests {
                 .is_null()
             );
             assert_eq!(len, 0);
-            let filter = leveldb_filterpolicy_create_filter(
+            let filter = leveldb_bloom_filterpolicy_create_filter(
                 policy,
                 keys.as_ptr(),
                 lens.as_ptr(),
@@ -215,15 +251,21 @@ mod tests {
             );
             assert!(!filter.is_null());
             assert_eq!(
-                leveldb_filterpolicy_key_may_match(policy, key.as_ptr().cast(), 3, filter, len),
+                leveldb_bloom_filterpolicy_key_may_match(
+                    policy,
+                    key.as_ptr().cast(),
+                    3,
+                    filter,
+                    len
+                ),
                 1
             );
             assert_eq!(
-                leveldb_filterpolicy_key_may_match(policy, ptr::null(), 3, filter, len),
+                leveldb_bloom_filterpolicy_key_may_match(policy, ptr::null(), 3, filter, len),
                 1
             );
             assert_eq!(
-                leveldb_filterpolicy_key_may_match(
+                leveldb_bloom_filterpolicy_key_may_match(
                     ptr::null(),
                     key.as_ptr().cast(),
                     3,
@@ -232,10 +274,64 @@ mod tests {
                 ),
                 1
             );
-            leveldb_free(filter.cast());
-            leveldb_filterpolicy_destroy(policy);
-            leveldb_filterpolicy_destroy(ptr::null_mut());
+            leveldb_bloom_free(filter.cast());
+            leveldb_bloom_filterpolicy_destroy(policy);
+            leveldb_bloom_filterpolicy_destroy(ptr::null_mut());
         }
-        assert!(leveldb_filterpolicy_create_bloom(-1).is_null());
+        assert!(leveldb_bloom_filterpolicy_create_bloom(-1).is_null());
+    }
+
+    // A stand-in for a policy of leveldb's C API: a C++ object, whose first word is its vtable
+    // pointer (an aligned address), then its fields.
+    #[test]
+    fn a_policy_this_library_did_not_make_is_bad_input() {
+        let vtable = [0usize; 4];
+        let object = [ptr::from_ref(&vtable).addr(), 0, 0, 0, 0, 0];
+        let foreign = ptr::from_ref(&object).cast::<leveldb_bloom_filterpolicy_t>();
+        let policy = leveldb_bloom_filterpolicy_create_bloom(10);
+        let key = c"key";
+        let keys = [key.as_ptr()];
+        let mut len = 7;
+        // SAFETY: every pointer passed is a live local or what an earlier call returned and
+        // nothing has released yet; `foreign`'s first word, all that is read of it, is aligned.
+        unsafe {
+            let filter =
+                leveldb_bloom_filterpolicy_create_filter(policy, keys.as_ptr(), &3, 1, &mut len);
+            let absent = c"absent-0";
+            assert_eq!(
+                leveldb_bloom_filterpolicy_key_may_match(policy, absent.as_ptr(), 8, filter, len),
+                0
+            );
+            assert_eq!(
+                leveldb_bloom_filterpolicy_key_may_match(foreign, absent.as_ptr(), 8, filter, len),
+                1
+            );
+            let mut foreign_len = 7;
+            let from_foreign = leveldb_bloom_filterpolicy_create_filter(
+                foreign,
+                keys.as_ptr(),
+                &3,
+                1,
+                &mut foreign_len,
+            );
+            assert!(from_foreign.is_null() && foreign_len == 0);
+            let mut results = [0u8];
+            leveldb_bloom_filterpolicy_key_may_match_batch(
+                foreign,
+                [absent.as_ptr()].as_ptr(),
+                &8,
+                1,
+                filter,
+                len,
+                results.as_mut_ptr(),
+            );
+            assert_eq!(results, [1]);
+            assert!(crate::ffi::filterpolicy::leveldb_bloom_filterpolicy_name(foreign).is_null());
+            // Left to its owner: nothing of it is freed.
+            leveldb_bloom_filterpolicy_destroy(foreign.cast_mut());
+            leveldb_bloom_free(filter.cast());
+            leveldb_bloom_filterpolicy_destroy(policy);
+        }
+        assert_eq!(object[1..], [0; 5]);
     }
 }

@@ -42,7 +42,6 @@ impl<'k, E: KeyEntries<'k>> KeyArrays<E> {
     /// # Safety
     /// Each key that [`can_borrow`] accepts must point to its length in readable bytes that stay
     /// unchanged for `'k`.
-    #[cfg(feature = "leveldb-c-api")]
     pub(crate) unsafe fn new(isa: Isa, entries: E) -> KeyArrays<E> {
         KeyArrays {
             entries,
@@ -68,7 +67,6 @@ impl<'k, E: KeyEntries<'k>> KeyArrays<E> {
 
     /// Whether every key has been read, and each was one that can exist: if not, the caller must
     /// answer for the others itself (they were read as empty keys, or not at all).
-    #[cfg(feature = "leveldb-c-api")]
     pub(crate) fn all_read_valid(&self) -> bool {
         self.entries.count() == 0 && !self.any_invalid
     }
@@ -142,14 +140,12 @@ pub(crate) trait KeyEntries<'k>: Copy {
 }
 
 /// A C API call's two arrays: key pointers, and key lengths.
-#[cfg(feature = "leveldb-c-api")]
 #[derive(Clone, Copy)]
 pub(crate) struct PointersAndLengths<'k> {
     pub(crate) pointers: &'k [*const c_char],
     pub(crate) lengths: &'k [usize],
 }
 
-#[cfg(feature = "leveldb-c-api")]
 impl<'k> KeyEntries<'k> for PointersAndLengths<'k> {
     fn count(self) -> usize {
         self.pointers.len().min(self.lengths.len())
@@ -230,7 +226,7 @@ impl<'k> KeyEntries<'k> for &'k [leveldb_bloom_slice_t] {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", feature = "leveldb-c-api"))]
+#[cfg(target_arch = "x86_64")]
 avx512!(
     /// [`PointersAndLengths::all_valid`] with AVX-512.
     ///

@@ -108,7 +108,6 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// [`FilterBlockBuilder::finish`] for a builder that outlives its block (the C API's):
     /// `copy` takes the block out. If it cannot (None), or on an error, the builder is left to
     /// be finished again, with the same block.
-    #[cfg(feature = "leveldb-c-api")]
     pub(crate) fn finish_into<T>(
         &mut self,
         copy: impl FnOnce(&[u8]) -> Option<T>,

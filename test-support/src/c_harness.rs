@@ -9,8 +9,10 @@ use std::collections::HashMap;
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use crate::paths::{lib_dir, root};
+use crate::scratch::TmpDir;
 use crate::{isa, process, scratch};
 
 /// The Rust target the tests are built for, and the C test programs with them.
@@ -138,6 +140,12 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             needs_leveldb: true,
             ..Program::new("c_tests/test_with_leveldb_header.c")
         },
+        // It loads leveldb's shared library itself, with dlopen.
+        Program {
+            args: vec![root().join("vectors").display().to_string()],
+            needs_leveldb: true,
+            ..Program::new("c_tests/test_leveldb_objects.c")
+        },
         Program {
             args: vec![budget.differential_cases.to_string(), seed],
             libs: &["-lleveldb"],
@@ -190,25 +198,43 @@ fn compiler_for(source: &Path) -> (String, &'static str) {
     (compiler, standard)
 }
 
-/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
-/// library and the program's libraries, and returns the executable, written in `out_dir` (the
-/// trial's folder, `tmp_dir!().trial()`) under a name of its own, which it claims.
-pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
-    let source = root().join(program.source);
-    let stem = source.file_stem().unwrap().to_string_lossy();
-    let flavour: String = flags
-        .iter()
-        .map(|f| f.replace(['-', '=', ','], "_"))
-        .collect();
-    let out = scratch::claim(out_dir.join(format!("{stem}-{link:?}{flavour}")));
+/// The compiler for `source` (repository-relative), with warnings as errors, `flags`
+/// (sanitizers, defines) and the include folders of the header and of c_tests/: what every test
+/// program is compiled with, its source given, nothing linked yet.
+pub fn compiler(source: &str, flags: &[&str]) -> Command {
+    let source = root().join(source);
     let (compiler, standard) = compiler_for(&source);
-    let mut cmd = Command::new(&compiler);
+    let mut cmd = Command::new(compiler);
     cmd.args(["-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread"])
         .args(flags)
         .arg(standard)
         .arg("-D_GNU_SOURCE")
         .arg(format!("-I{}", root().join("include").display()))
-        .arg(format!("-I{}", root().join("c_tests").display()));
+        .arg(format!("-I{}", root().join("c_tests").display()))
+        .arg(source);
+    cmd
+}
+
+/// The executable `program` linked as `link` is built to in `out_dir`, named after its source,
+/// its link and `flavour`, and claimed.
+fn output_for(program: &Program, link: Link, flavour: &str, out_dir: &Path) -> PathBuf {
+    let stem = Path::new(program.source)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy();
+    scratch::claim(out_dir.join(format!("{stem}-{link:?}{flavour}")))
+}
+
+/// Compiles `program` with warnings as errors and `flags` (sanitizers), links it with the
+/// library and the program's libraries, and returns the executable, written in `out_dir` (the
+/// trial's folder, `tmp_dir!().trial()`) under a name of its own, which it claims.
+pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> PathBuf {
+    let flavour: String = flags
+        .iter()
+        .map(|f| f.replace(['-', '=', ','], "_"))
+        .collect();
+    let out = output_for(program, link, &flavour, out_dir);
+    let mut cmd = compiler(program.source, flags);
     if program.needs_leveldb_src {
         let src = std::env::var_os("LEVELDB_BLOOM_LEVELDB_SRC")
             .map(PathBuf::from)
@@ -216,22 +242,74 @@ pub fn build(program: &Program, link: Link, flags: &[&str], out_dir: &Path) -> P
         cmd.arg(format!("-I{}", src.display()))
             .arg(format!("-I{}", src.join("include").display()));
     }
-    cmd.arg(&source).arg("-o").arg(&out);
-    let lib_dir = lib_dir();
+    cmd.arg("-o").arg(&out);
+    link_with(&mut cmd, &lib_dir(), "leveldb_bloom", program, link);
+    process::run(&mut cmd);
+    out
+}
+
+/// Links `cmd` with the library `lib<name>` in `dir` as `link` says (shared with an rpath to
+/// `dir`), and the program's libraries after it.
+fn link_with(cmd: &mut Command, dir: &Path, name: &str, program: &Program, link: Link) {
     // Anything else linked (leveldb) goes after us, so our symbols win where names are shared.
     match link {
         Link::Static => {
-            cmd.arg(lib_dir.join("libleveldb_bloom.a"))
+            cmd.arg(dir.join(format!("lib{name}.a")))
                 .args(program.libs)
                 .args(NATIVE_STATIC_LIBS.split_whitespace());
         }
         Link::Shared => {
-            cmd.arg(format!("-L{}", lib_dir.display()))
-                .arg("-lleveldb_bloom")
-                .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+            cmd.arg(format!("-L{}", dir.display()))
+                .arg(format!("-l{name}"))
+                .arg(format!("-Wl,-rpath,{}", dir.display()))
                 .args(program.libs);
         }
     }
+}
+
+/// The build without leveldb's names, as CMake makes and installs it (cargo's
+/// `--no-default-features`): `libleveldb_bloom_prefixed.a`, and `.so` with its soname, in a
+/// folder of the test program's own, built once per test process (cargo's target folder, which
+/// cargo locks, is shared by every test program).
+pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = tmp_dir.cargo_target("prefixed-cargo");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        process::run(
+            Command::new(cargo)
+                .args(["rustc", "--locked", "--lib", "--no-default-features"])
+                .args(["--crate-type", "cdylib,staticlib", "--target", TARGET])
+                .arg("--target-dir")
+                .arg(&target)
+                .args([
+                    "--",
+                    "-C",
+                    "link-arg=-Wl,-soname,libleveldb_bloom_prefixed.so.0",
+                ])
+                .current_dir(root()),
+        );
+        let built_dir = target.join(TARGET).join("debug");
+        let dir = scratch::claim(scratch::fresh(tmp_dir.program().join("prefixed-lib")));
+        for (built, name) in [
+            ("libleveldb_bloom.a", "libleveldb_bloom_prefixed.a"),
+            ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
+            ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so"),
+        ] {
+            std::fs::copy(built_dir.join(built), dir.join(name)).expect("copy");
+        }
+        dir
+    })
+}
+
+/// [`build`] against the build without leveldb's names ([`prefixed_library`] of `tmp_dir`), the
+/// program calling this library by its own (c_tests/own_names.h, with LEVELDB_BLOOM_PREFIXED).
+pub fn build_prefixed(program: &Program, link: Link, tmp_dir: &TmpDir, out_dir: &Path) -> PathBuf {
+    let out = output_for(program, link, "-prefixed", out_dir);
+    let lib_dir = prefixed_library(tmp_dir);
+    let mut cmd = compiler(program.source, &["-DLEVELDB_BLOOM_PREFIXED"]);
+    cmd.arg("-o").arg(&out);
+    link_with(&mut cmd, lib_dir, "leveldb_bloom_prefixed", program, link);
     process::run(&mut cmd);
     out
 }

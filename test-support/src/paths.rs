@@ -1,6 +1,9 @@
 //! Paths for the tests that drive code outside Rust (C compilers, pytest).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::process;
 
 /// The repository root, the folder above this crate's.
 pub fn root() -> &'static Path {
@@ -14,4 +17,11 @@ pub fn root() -> &'static Path {
 pub fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     exe.parent().expect("target/<profile>/deps").to_path_buf()
+}
+
+/// Where the compiler finds the library file `name` (`libleveldb.a`...), as `c++
+/// -print-file-name` says.
+pub fn system_library(name: &str) -> PathBuf {
+    let path = process::run(Command::new("c++").arg(format!("-print-file-name={name}")));
+    PathBuf::from(path.trim())
 }

@@ -1,7 +1,7 @@
-//! The table files of a leveldb database, as the shim's tests (tests/shim.rs,
-//! tests/leveldb_source.rs) compare them between stock leveldb and the shim; and a table's data
-//! blocks and filter block, as the filter block tests (tests/filter_block_leveldb.rs,
-//! tests/rusty_leveldb.rs) rebuild its filter block from its keys.
+//! The table files of a leveldb database, as the tests compare them between stock leveldb and
+//! leveldb with this library's filter (tests/shim.rs, tests/leveldb_source.rs, tests/c_tests.rs);
+//! and a table's data blocks and filter block, as the filter block tests
+//! (tests/filter_block_leveldb.rs, tests/rusty_leveldb.rs) rebuild its filter block from its keys.
 
 use std::path::Path;
 
@@ -28,6 +28,26 @@ pub fn has_bloom_filter(table: &[u8]) -> bool {
     table
         .windows(FILTER_META_KEY.len())
         .any(|w| w == FILTER_META_KEY)
+}
+
+/// Requires that two databases have the same .ldb files, by name and bytes, each with a filter
+/// block: `stock`'s, written by stock leveldb, and `other`'s.
+pub fn assert_same_tables(stock: &Path, other: &Path) {
+    let (expected, got) = (tables(stock), tables(other));
+    assert!(!expected.is_empty(), "no table in {}", stock.display());
+    for (name, bytes) in &expected {
+        assert!(has_bloom_filter(bytes), "{name} has no bloom filter block");
+    }
+    let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&expected), names(&got), "table files differ");
+    for ((name, stock_bytes), (_, other_bytes)) in expected.iter().zip(&got) {
+        assert!(
+            stock_bytes == other_bytes,
+            "{name} differs between {} and {}",
+            stock.display(),
+            other.display()
+        );
+    }
 }
 
 /// A table's data blocks and filter block, found through its footer, metaindex and index block

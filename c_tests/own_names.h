@@ -1,0 +1,25 @@
+/* The C tests by this library's own names: with LEVELDB_BLOOM_PREFIXED (check.h includes this
+ * then), each leveldb_X they call is leveldb_bloom_X, so that tests/c_tests.rs runs them all
+ * against the build without leveldb's names too. */
+#ifndef LEVELDB_BLOOM_OWN_NAMES_H
+#define LEVELDB_BLOOM_OWN_NAMES_H
+
+#define leveldb_filterpolicy_t leveldb_bloom_filterpolicy_t
+#define leveldb_filterpolicy_create_bloom leveldb_bloom_filterpolicy_create_bloom
+#define leveldb_filterpolicy_create leveldb_bloom_filterpolicy_create
+#define leveldb_filterpolicy_destroy leveldb_bloom_filterpolicy_destroy
+#define leveldb_filterpolicy_name leveldb_bloom_filterpolicy_name
+#define leveldb_filterpolicy_create_filter leveldb_bloom_filterpolicy_create_filter
+#define leveldb_filterpolicy_key_may_match leveldb_bloom_filterpolicy_key_may_match
+#define leveldb_filterpolicy_key_may_match_batch leveldb_bloom_filterpolicy_key_may_match_batch
+#define leveldb_free leveldb_bloom_free
+#define leveldb_filterblock_builder_t leveldb_bloom_filterblock_builder_t
+#define leveldb_filterblock_builder_create leveldb_bloom_filterblock_builder_create
+#define leveldb_filterblock_builder_destroy leveldb_bloom_filterblock_builder_destroy
+#define leveldb_filterblock_builder_start_block leveldb_bloom_filterblock_builder_start_block
+#define leveldb_filterblock_builder_add_key leveldb_bloom_filterblock_builder_add_key
+#define leveldb_filterblock_builder_finish leveldb_bloom_filterblock_builder_finish
+#define leveldb_filterblock_key_may_match leveldb_bloom_filterblock_key_may_match
+#define leveldb_filterblock_key_may_match_batch leveldb_bloom_filterblock_key_may_match_batch
+
+#endif
