@@ -28,7 +28,7 @@ fn python_binding() {
         let output = process::output(
             Command::new("python3")
                 // No .pytest_cache or __pycache__ left in the source tree.
-                // Its tests' tmp_path stays pytest's own: a numbered folder per session, made
+                // Its tests' tmp_path stays pytest's own: a numbered folder per pytest run, made
                 // and pruned under a lock, outside any checkout as test_library.py needs.
                 .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
                 .arg(&package)
