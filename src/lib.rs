@@ -12,12 +12,8 @@
 //! ```
 
 // The layers, each importing only from those below it (tests/layers.rs checks this).
-// The proof that code has no path to a panic, for the AVX-512 single query and the shim's core
-// (built without the C API): off x86-64 with the C API, nothing uses it.
-#[cfg_attr(
-    all(feature = "leveldb-c-api", not(target_arch = "x86_64")),
-    allow(dead_code)
-)]
+// The proof that code has no path to a panic: the single query's kernels, and the exports of the
+// shim's core.
 mod cannot_panic;
 // leveldb's filter format, and its filter block's.
 mod block_format;

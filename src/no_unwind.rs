@@ -28,10 +28,10 @@ pub(crate) use ffi_boundary;
 /// stays for builds without the proof (unoptimized ones check arithmetic for overflow); with
 /// nothing inside that can unwind, it costs nothing.
 ///
-/// [`CannotPanic`] proves it in the shim's core, the build without leveldb's C API, whose
-/// profile (`shim-core`, Cargo.toml) links with fat LTO. Other builds leave it unproven: split
-/// into codegen units, a call to another unit is taken to possibly unwind.
-#[cfg(not(feature = "leveldb-c-api"))]
+/// [`CannotPanic`] proves it where the crate is compiled as one unit (cfg `one_unit`, build.rs:
+/// CMake's `shim-core` builds, fat LTO): split into codegen units, a call to another unit is
+/// taken to possibly unwind.
+#[cfg(one_unit)]
 macro_rules! ffi_boundary_cannot_panic {
     ($on_panic:expr, $body:block) => {
         $crate::no_unwind::ffi_boundary!($on_panic, {
@@ -39,7 +39,7 @@ macro_rules! ffi_boundary_cannot_panic {
         })
     };
 }
-#[cfg(feature = "leveldb-c-api")]
+#[cfg(not(one_unit))]
 macro_rules! ffi_boundary_cannot_panic {
     ($on_panic:expr, $body:block) => {
         $crate::no_unwind::ffi_boundary!($on_panic, $body)
