@@ -9,7 +9,7 @@ use std::ptr;
 use crate::ffi::checks::policy_for_bits;
 use crate::ffi::extensions::POLICY_NAME_C;
 #[cfg(feature = "leveldb-c-api")]
-use crate::ffi::wrapped;
+use crate::ffi::in_leveldb;
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
 
@@ -65,8 +65,8 @@ pub(crate) enum PolicyKind {
 
 // The tags are values no object of leveldb's C API can start with: a C++ object starts with its
 // vtable pointer, a multiple of 8 below the kernel's half of the address space (x86-64,
-// AArch64); these are odd, in that half, and, sign-extended 32-bit values, compared by x86-64 in
-// one instruction, so the single query's kind check costs what it did.
+// AArch64); these are odd, in that half. Sign-extended 32-bit values, so that x86-64 compares the
+// single query's kind check in one instruction.
 const BLOOM_TAG: u64 = 0xffff_ffff_b100_f117;
 const CUSTOM_TAG: u64 = 0xffff_ffff_c057_0a11;
 const _: () = assert!(std::mem::offset_of!(leveldb_bloom_filterpolicy_t, kind) == 0);
@@ -95,16 +95,31 @@ impl Drop for CustomPolicy {
     }
 }
 
-/// Whether `policy` is one of this library's bloom policies: the single query's check, which
-/// reads its first word only.
+/// Whether `policy` is one of this library's bloom policies, or an object of leveldb's that wraps
+/// one (in_leveldb/): the single query's check. It reads the first word of `policy` and nothing
+/// else of it: an object of leveldb's is looked up by its address, with no lock.
 ///
 /// # Safety
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
 #[inline(always)]
 pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
+    if policy.is_null() {
+        return false;
+    }
     // SAFETY: either kind of object starts with an aligned word, our tag or leveldb's vtable
     // pointer (per the contract).
-    !policy.is_null() && unsafe { policy.cast::<u64>().read() } == BLOOM_TAG
+    let first = unsafe { policy.cast::<u64>().read() };
+    if first == BLOOM_TAG {
+        return true;
+    }
+    #[cfg(feature = "leveldb-c-api")]
+    if first != CUSTOM_TAG
+        && let Some(inner) = in_leveldb::policy_behind(policy.cast())
+    {
+        // SAFETY: our policy lives as long as the object of leveldb's that wraps it.
+        return unsafe { inner.cast::<u64>().read() } == BLOOM_TAG;
+    }
+    false
 }
 
 /// Whether `policy`'s first word is one of our tags: it is a policy this library made.
@@ -118,9 +133,9 @@ unsafe fn tagged(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
 }
 
 /// The policy of this library at `policy`: itself when its first word is one of our tags, or,
-/// for an object of leveldb's that wraps one of ours (in_leveldb.rs), that one. `None` for NULL
+/// for an object of leveldb's that wraps one of ours (in_leveldb/), that one. `None` for NULL
 /// or a policy this library did not make, such as one of leveldb's own: nothing else of it is
-/// read.
+/// read. For queries: it takes no lock.
 ///
 /// # Safety
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API, which
@@ -137,11 +152,28 @@ pub(crate) unsafe fn recognize<'a>(
         return Some(unsafe { &*policy });
     }
     #[cfg(feature = "leveldb-c-api")]
-    if let Some(inner) = wrapped::inner(policy.cast()) {
-        // SAFETY: a policy of ours lives as long as the object of leveldb's that wraps it.
-        return Some(unsafe { &*inner.cast::<leveldb_bloom_filterpolicy_t>() });
+    if let Some(inner) = in_leveldb::policy_behind(policy.cast()) {
+        // SAFETY: our policy lives as long as the object of leveldb's that wraps it.
+        return Some(unsafe { &*inner });
     }
     None
+}
+
+/// [`recognize`] for the calls that are not queries, which first forget the objects of a
+/// leveldb unloaded since (in_leveldb/).
+///
+/// # Safety
+/// As [`recognize`].
+pub(crate) unsafe fn recognize_current<'a>(
+    policy: *const leveldb_bloom_filterpolicy_t,
+) -> Option<&'a leveldb_bloom_filterpolicy_t> {
+    // SAFETY: per the contract.
+    #[cfg(feature = "leveldb-c-api")]
+    if !policy.is_null() && !unsafe { tagged(policy) } {
+        in_leveldb::forget_unloaded();
+    }
+    // SAFETY: per the contract.
+    unsafe { recognize(policy) }
 }
 
 /// Moves an object C will own (a policy, a filter block builder) to the heap, returning NULL
@@ -200,7 +232,7 @@ pub(crate) unsafe fn destroy(policy: *mut leveldb_bloom_filterpolicy_t) {
         // SAFETY: per the contract.
         #[cfg(feature = "leveldb-c-api")]
         unsafe {
-            wrapped::destroy(policy.cast());
+            in_leveldb::destroy(policy.cast());
         }
     }
 }
@@ -211,7 +243,7 @@ pub(crate) unsafe fn destroy(policy: *mut leveldb_bloom_filterpolicy_t) {
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
 pub(crate) unsafe fn name(policy: *const leveldb_bloom_filterpolicy_t) -> *const c_char {
     // SAFETY: per the contract.
-    match unsafe { recognize(policy) }.map(|p| &p.kind) {
+    match unsafe { recognize_current(policy) }.map(|p| &p.kind) {
         None => ptr::null(),
         Some(PolicyKind::Bloom(_)) => POLICY_NAME_C.as_ptr(),
         Some(PolicyKind::Custom(custom)) => match custom.name {

@@ -34,24 +34,9 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
     filter: *const c_char,
     filter_length: usize,
 ) -> u8 {
-    // SAFETY: per the contract.
-    unsafe { key_may_match(policy, key, length, filter, filter_length) }
-}
-
-/// The whole of `leveldb_bloom_filterpolicy_key_may_match`, for it and leveldb's name of it: the
-/// bloom policy's query of a well-formed key and filter on the fast path, anything else apart.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[inline(always)]
-pub(crate) unsafe fn key_may_match(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
     ffi_boundary!(1, {
+        // The bloom policy's query of a well-formed key and filter on the fast path, anything
+        // else apart.
         // SAFETY: per the contract.
         if unsafe { is_bloom(policy) }
             // SAFETY: per the contract.
@@ -64,11 +49,10 @@ pub(crate) unsafe fn key_may_match(
     })
 }
 
-/// `key_may_match` off its fast path: a NULL policy, a custom one, one leveldb's object wraps,
-/// one this library did not make, bad input or an empty key or filter. Apart, so that the fast
-/// path sets no register for it; C-ABI, with a boundary of its own, so that no call from the
-/// fast path can unwind (looking up leveldb's objects takes a lock), and the fast path needs no
-/// landing pad, nor the stack frame it would take.
+/// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: a NULL policy, a custom one, one
+/// this library did not make, bad input or an empty key or filter. Apart, so that the fast path
+/// sets no register for it; C-ABI, with a boundary of its own, so that no call from the fast path
+/// can unwind, and the fast path needs no landing pad, nor the stack frame it would take.
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match`.
@@ -91,7 +75,7 @@ unsafe extern "C" fn key_may_match_cold(
     })
 }
 
-/// A policy of ours answers for one key, bad input included. The batch export calls it for each
+/// Our policy answers for one key, bad input included. The batch export calls it for each
 /// key of a custom policy, whose callback costs far more.
 ///
 /// # Safety
