@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, build_prefixed, command, compiler,
-    prefixed_library, program, programs, run, run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, Program, TARGET, build, build_each, build_prefixed, command,
+    compiler, prefixed_library, program, programs, run, run_on,
 };
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
@@ -27,14 +27,17 @@ fn main() {
         trial!(bad_input_through_c_abi),
         trial!(custom_policies_through_c_abi),
         trial!(threads_share_one_policy),
+        trial!(threads_share_one_object_of_leveldbs, Leveldb),
         trial!(differential_against_leveldb, Leveldb),
         trial!(out_of_memory_through_c_abi),
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
         trial!(policies_of_leveldb_and_for_leveldb_through_c_abi, Leveldb),
+        trial!(leveldbs_constructor_runs_with_no_lock_held_and_its_exception_aborts, Leveldb),
         trial!(c_tests_by_own_names_against_the_build_without_leveldbs),
         trial!(every_leveldb_name_has_an_own_name),
         trial!(with_leveldb_linked_shared_in_either_order, Leveldb),
         trial!(with_leveldb_both_static_archives_fail_to_link, Leveldb),
+        trial!(with_leveldbs_static_archive_and_this_library_shared, Leveldb),
         trial!(with_leveldb_this_library_loaded_with_dlopen, Leveldb),
         trial!(with_leveldb_leveldb_loaded_with_dlopen, Leveldb),
         trial!(with_leveldb_the_build_without_leveldbs_names, Leveldb),
@@ -60,9 +63,14 @@ fn main() {
 /// Builds the program from `source` linked statically and dynamically, and runs both on each
 /// path this CPU has, with each set of arguments the program list gives it.
 fn build_and_run_both(source: &str) {
+    build_and_run_both_where(source, |_| true);
+}
+
+/// [`build_and_run_both`] with the sets of arguments `chosen` picks.
+fn build_and_run_both_where(source: &str, chosen: impl Fn(&Program) -> bool) {
     let runs: Vec<_> = programs(FULL)
         .into_iter()
-        .filter(|program| program.source == source)
+        .filter(|program| program.source == source && chosen(program))
         .collect();
     assert!(!runs.is_empty(), "{source} is not in the program list");
     for link in [Link::Static, Link::Shared] {
@@ -100,7 +108,13 @@ fn custom_policies_through_c_abi() {
 }
 
 fn threads_share_one_policy() {
-    build_and_run_both("c_tests/test_threads.c");
+    build_and_run_both_where("c_tests/test_threads.c", |program| !program.needs_leveldb);
+}
+
+/// The same with leveldb's C API loaded: by leveldb's names, through objects of leveldb's that
+/// wrap this library's policies, while another thread makes and destroys others.
+fn threads_share_one_object_of_leveldbs() {
+    build_and_run_both_where("c_tests/test_threads.c", |program| program.needs_leveldb);
 }
 
 /// Live comparison with the system leveldb on random inputs, for a fixed number of cases. The
@@ -123,6 +137,13 @@ fn one_file_includes_leveldb_c_h_and_our_header() {
 /// this library's filter.
 fn policies_of_leveldb_and_for_leveldb_through_c_abi() {
     build_and_run_both("c_tests/test_leveldb_objects.c");
+}
+
+/// leveldb's `leveldb_filterpolicy_create`, as this library calls it to make leveldb's objects,
+/// runs with no lock of this library's held (another thread uses the library from inside it), and
+/// an exception it throws aborts the process, as the header says.
+fn leveldbs_constructor_runs_with_no_lock_held_and_its_exception_aborts() {
+    build_and_run_both("c_tests/test_leveldb_constructor.cc");
 }
 
 /// The C tests that need nothing but this library, by its own names (c_tests/own_names.h),
@@ -273,6 +294,26 @@ fn with_leveldb_both_static_archives_fail_to_link() {
             );
         }
         assert!(errors.contains("libleveldb_bloom.a("), "{errors}");
+    }
+}
+
+/// leveldb's static archive in the program, this library's shared build linked too, in either
+/// order, the program exporting its symbols or not: the archive's definitions are the program's
+/// own, which come before any library's, so its leveldb names are leveldb's.
+fn with_leveldbs_static_archive_and_this_library_shared() {
+    let dir = tmp_dir!().trial();
+    let ours = shared(&lib_dir(), "leveldb_bloom");
+    for export in [false, true] {
+        let flags: Vec<String> = export.then(|| "-rdynamic".to_owned()).into_iter().collect();
+        for (name, order) in [
+            ("ours-first", [&ours[..], &static_leveldb()]),
+            ("leveldb-first", [&static_leveldb()[..], &ours]),
+        ] {
+            let link: Vec<String> = flags.iter().chain(order.concat().iter()).cloned().collect();
+            let name = format!("{name}{}", if export { "-rdynamic" } else { "" });
+            let exe = build_db(&dir, &name, &["-DLEVELDB_STATIC"], &link).expect("links");
+            with_leveldb::check(&exe, None, with_leveldb::Policy::Leveldbs);
+        }
     }
 }
 
@@ -505,7 +546,7 @@ fn benchmark_runs_every_path_in_turn() {
 /// The benchmark started with an argv[0] that names no program: its --isa=all says so.
 #[cfg(unix)]
 fn program_named_by_argv0_missing(
-    program: &leveldb_bloom_test_support::c_harness::Program,
+    program: &Program,
     exe: &std::path::Path,
 ) {
     use std::os::unix::process::CommandExt;

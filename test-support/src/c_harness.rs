@@ -132,6 +132,12 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             args: vec![budget.thread_rounds.to_string()],
             ..Program::new("c_tests/test_threads.c")
         },
+        // The same with leveldb's C API loaded: objects of leveldb's, looked behind by every call.
+        Program {
+            args: vec![budget.thread_rounds.to_string(), "libleveldb.so".into()],
+            needs_leveldb: true,
+            ..Program::new("c_tests/test_threads.c")
+        },
         Program {
             limits_address_space: true,
             ..Program::new("c_tests/test_out_of_memory.c")
@@ -146,6 +152,11 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             needs_leveldb: true,
             ..Program::new("c_tests/test_leveldb_objects.c")
         },
+        // It loads leveldb's shared library itself, with dlopen, and replaces operator new.
+        Program {
+            needs_leveldb: true,
+            ..Program::new("c_tests/test_leveldb_constructor.cc")
+        },
         Program {
             args: vec![budget.differential_cases.to_string(), seed],
             libs: &["-lleveldb"],
@@ -157,6 +168,8 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         vs_leveldb(&[]),
         vs_leveldb(&["--key-len=7"]),
         vs_leveldb(&["--key-len=16", "--heap-keys"]),
+        // Ours by leveldb's names too, through objects of leveldb's: the block and 1M rows.
+        vs_leveldb(&["--leveldb-names", "block", "1M"]),
         // The filter block benchmark against leveldb's own classes at tiny sizes: its byte and
         // answer checks, nothing timed.
         Program {
