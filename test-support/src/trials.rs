@@ -1,44 +1,16 @@
 //! The harness of the test programs whose tests need a tool: libtest cannot decide when a test
 //! runs that it is ignored, libtest-mimic can. A test is reported ignored, with the reason, when
 //! a tool it needs is missing, and fails instead when CI's variable requires that tool. What a
-//! test prints through [`print`] and [`eprint`], and its panic, are shown only if it fails (or
-//! with --nocapture), as libtest shows a test's output.
+//! test prints through capture.rs, and its panic, are shown only if it fails (or with
+//! --nocapture), as libtest shows a test's output.
 
-use std::cell::RefCell;
 use std::panic;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::capture;
 use crate::scratch::{self, TmpDir};
 use crate::tools::Tool;
-
-/// Whether a test's output is kept until it ends (no --nocapture).
-static CAPTURE: AtomicBool = AtomicBool::new(false);
-
-thread_local! {
-    /// What the test running on this thread printed, while its output is kept.
-    static OUTPUT: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Appends `text` to the output kept for the test on this thread; false when none is kept.
-fn keep(text: &str) -> bool {
-    OUTPUT.with_borrow_mut(|kept| kept.as_mut().map(|kept| kept.push_str(text)).is_some())
-}
-
-/// Prints `text` (what a program run by a test wrote) to the test's output.
-pub fn print(text: &str) {
-    if !keep(text) {
-        print!("{text}");
-    }
-}
-
-/// [`print`], to standard error when the output is not kept.
-pub fn eprint(text: &str) {
-    if !keep(text) {
-        eprint!("{text}");
-    }
-}
 
 /// The test function `test`, registered under its own name, needing the [`Tool`]s named after it:
 /// `trial!(differential_against_leveldb, Leveldb)`.
@@ -85,11 +57,7 @@ fn probe_and_run(tools: &'static [Tool], test: fn()) -> Result<Completion, Faile
 
 /// Runs `test`, keeping its output, which becomes the failure's message if it panics.
 fn run_kept(test: fn()) -> Result<(), Failed> {
-    if CAPTURE.load(Ordering::Relaxed) {
-        OUTPUT.set(Some(String::new()));
-    }
-    let result = panic::catch_unwind(test);
-    let output = OUTPUT.take();
+    let (result, output) = capture::keeping(|| panic::catch_unwind(test));
     result.map_err(|_| output.unwrap_or_else(|| "panicked (above)".into()).into())
 }
 
@@ -99,10 +67,10 @@ fn run_kept(test: fn()) -> Result<(), Failed> {
 pub fn run(mut trials: Vec<Trial>) -> ! {
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     let args = Arguments::from_args();
-    CAPTURE.store(!args.nocapture, Ordering::Relaxed);
+    capture::set_capture(!args.nocapture);
     let default_hook = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
-        if !keep(&format!("{info}\n")) {
+        if !capture::keep(&format!("{info}\n")) {
             default_hook(info);
         }
     }));
