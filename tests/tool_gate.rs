@@ -122,8 +122,8 @@ fn panic_message(payload: Box<dyn Any + Send>) -> String {
     }
 }
 
-/// Two builds to one output, as two trials building one program at once did: the second fails
-/// before its compiler starts, naming the output and both claimants.
+/// Two builds to one output (two trials building one program at once would be two claimants):
+/// the second fails before its compiler starts, naming the output and both claimants.
 fn a_second_build_to_one_output_fails() {
     let program = c_harness::program("c_tests/test_core_abi.c", FULL);
     let dir = tmp_dir!().trial();

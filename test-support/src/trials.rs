@@ -4,7 +4,7 @@
 //! test prints through capture.rs, and its panic, are shown only if it fails (or with
 //! --nocapture), as libtest shows a test's output.
 
-use std::panic;
+use std::panic::{self, AssertUnwindSafe};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
@@ -29,15 +29,22 @@ macro_rules! trial {
 /// `test` under `name`, of the test program whose folders `tmp_dir` gives: ignored when a tool
 /// of `tools` is missing, failed when a missing one is required, run otherwise. The tools are
 /// looked for as the trial too, as fetching one writes in the program's folder (packages.rs).
-pub fn trial(name: &str, tools: &'static [Tool], test: fn(), tmp_dir: TmpDir) -> Trial {
+/// [`trial!`] names a test function; a closure serves a test made for each item of a list.
+pub fn trial(
+    name: &str,
+    tools: &[Tool],
+    test: impl FnOnce() + Send + 'static,
+    tmp_dir: TmpDir,
+) -> Trial {
     let trial_name = name.to_owned();
+    let tools = tools.to_vec();
     Trial::ignorable_test(name, move || {
-        scratch::as_trial(&trial_name, tmp_dir, || probe_and_run(tools, test))
+        scratch::as_trial(&trial_name, tmp_dir, || probe_and_run(&tools, test))
     })
 }
 
 /// [`trial`]'s body, as the trial.
-fn probe_and_run(tools: &'static [Tool], test: fn()) -> Result<Completion, Failed> {
+fn probe_and_run(tools: &[Tool], test: impl FnOnce()) -> Result<Completion, Failed> {
     let missing: Vec<Tool> = tools.iter().copied().filter(|t| !t.is_present()).collect();
     let why = |tool: &Tool| tool.missing().unwrap_or_default();
     let required: Vec<String> = missing
@@ -56,8 +63,9 @@ fn probe_and_run(tools: &'static [Tool], test: fn()) -> Result<Completion, Faile
 }
 
 /// Runs `test`, keeping its output, which becomes the failure's message if it panics.
-fn run_kept(test: fn()) -> Result<(), Failed> {
-    let (result, output) = capture::keeping(|| panic::catch_unwind(test));
+fn run_kept(test: impl FnOnce()) -> Result<(), Failed> {
+    // Nothing the test leaves half-done is used after its panic: the panic fails it.
+    let (result, output) = capture::keeping(|| panic::catch_unwind(AssertUnwindSafe(test)));
     result.map_err(|_| output.unwrap_or_else(|| "panicked (above)".into()).into())
 }
 
