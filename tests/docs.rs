@@ -1,7 +1,8 @@
-//! The README, docs/ and the test map (tests/README.md) stay true to the repository: every
-//! relative link names a file that exists, and a heading there when it has an anchor; the
-//! README's CMake lines are the consumer example's, which tests/cmake.rs builds; the test map
-//! names every test file, and every variable with which CI requires a tool, which .ci/run sets.
+//! The README, docs/, the changelog and the test map (tests/README.md) stay true to the
+//! repository: every relative link names a file that exists, and a heading there when it has an
+//! anchor; the README's CMake lines are the consumer example's, which tests/cmake.rs builds; the
+//! changelog agrees with the version; the test map names every test file, and every variable
+//! with which CI requires a tool, which .ci/run sets.
 
 use std::path::PathBuf;
 
@@ -11,9 +12,13 @@ use leveldb_bloom_test_support::readme::code_blocks;
 /// Where each feature is tested, and what each test needs.
 const TEST_MAP: &str = "tests/README.md";
 
-/// The README, the test map and every page in docs/.
+/// The README, the changelog, the test map and every page in docs/.
 fn documents() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md"), root().join(TEST_MAP)];
+    let mut files = vec![
+        root().join("README.md"),
+        root().join("CHANGELOG.md"),
+        root().join(TEST_MAP),
+    ];
     for entry in std::fs::read_dir(root().join("docs")).expect("docs/") {
         let path = entry.expect("docs/ entry").path();
         if path.extension().is_some_and(|ext| ext == "md") {
@@ -177,6 +182,36 @@ fn the_test_map_and_ci_have_every_variable_that_requires_a_tool() {
             ci.lines()
                 .any(|line| line == format!("export {variable}=1")),
             ".ci/run must set {variable}=1"
+        );
+    }
+}
+
+/// CHANGELOG.md opens with `[Unreleased]`, and lists no release newer than Cargo.toml's version,
+/// which between releases is the next release's (docs/RELEASING.md).
+#[test]
+fn changelog_opens_with_unreleased_and_goes_no_further_than_the_version() {
+    let changelog = std::fs::read_to_string(root().join("CHANGELOG.md")).unwrap();
+    let parse = |version: &str| -> Vec<u32> {
+        version
+            .split('.')
+            .map(|part| part.parse().unwrap_or_else(|_| panic!("version {version}")))
+            .collect()
+    };
+    let ours = parse(env!("CARGO_PKG_VERSION"));
+    let mut releases = changelog
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .map(|heading| heading.trim_start_matches('[').split(']').next().unwrap());
+    assert_eq!(
+        releases.next(),
+        Some("Unreleased"),
+        "CHANGELOG.md's first section"
+    );
+    for release in releases {
+        assert!(
+            parse(release) <= ours,
+            "CHANGELOG.md lists {release}, newer than Cargo.toml's {}",
+            env!("CARGO_PKG_VERSION")
         );
     }
 }
