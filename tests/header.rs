@@ -20,7 +20,7 @@ fn committed_header_is_current() {
     // The declarations of the names src/ffi/leveldb_names.rs makes with a macro, which cbindgen
     // does not expand: the list as written, after every other item, before the trailer.
     let forwarders = forwarders_declared(&config);
-    config.trailer = Some(format!("{forwarders}{}", config.trailer.unwrap_or_default()));
+    config.trailer = Some(format!("{forwarders}\n{}", config.trailer.unwrap_or_default()));
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_crate(crate_dir)
