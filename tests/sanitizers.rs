@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    Budget, FULL, Link, Program, build_each, command, programs, run, run_on,
+    self, Budget, FULL, Link, Program, build, build_each, command, programs, run, run_on,
 };
 use leveldb_bloom_test_support::tools::Tool;
 use leveldb_bloom_test_support::{isa, tmp_dir, trial, trials};
@@ -28,6 +28,7 @@ use leveldb_bloom_test_support::{isa, tmp_dir, trial, trials};
 fn main() {
     let mut all = vec![
         trial!(threads_test_under_thread_sanitizer, Tsan),
+        trial!(threads_through_leveldbs_objects_under_thread_sanitizer, Tsan, Leveldb),
         trial!(valgrind_runs_the_paths_tested_under_it, Valgrind),
     ];
     for program in sanitized(FULL) {
@@ -168,14 +169,14 @@ fn memcheck(source: &str, path: &str) {
     }
 }
 
-/// The threads test, alone and with leveldb's C API loaded (8 threads querying by leveldb's names
-/// through objects of leveldb's, while another makes and destroys them).
-fn threads_test_under_thread_sanitizer() {
-    let runs: Vec<Program> = runnable(FULL)
+/// The threads test under TSan, on every path this CPU has: the run of the program list that
+/// `leveldb` picks (with leveldb's C API loaded or not).
+fn threads_under_thread_sanitizer(leveldb: bool) {
+    let runs: Vec<Program> = runs_of("c_tests/test_threads.c", FULL)
         .into_iter()
-        .filter(|program| program.source == "c_tests/test_threads.c")
+        .filter(|program| program.needs_leveldb == leveldb)
         .collect();
-    assert_eq!(runs.len(), 1 + usize::from(Tool::Leveldb.is_present()));
+    assert_eq!(runs.len(), 1, "one run of test_threads.c with leveldb: {leveldb}");
     let flags = ["-fsanitize=thread"];
     for (program, exe) in build_each(runs, Link::Static, &flags, &tmp_dir!().trial()) {
         for path in isa::up_to(leveldb_bloom::isa()) {
@@ -184,4 +185,15 @@ fn threads_test_under_thread_sanitizer() {
             run_on(path, cmd);
         }
     }
+}
+
+/// 8 threads on one policy of this library's.
+fn threads_test_under_thread_sanitizer() {
+    threads_under_thread_sanitizer(false);
+}
+
+/// 8 threads querying by leveldb's names through an object of leveldb's, while another thread
+/// makes and destroys others.
+fn threads_through_leveldbs_objects_under_thread_sanitizer() {
+    threads_under_thread_sanitizer(true);
 }
