@@ -32,12 +32,18 @@ fn main() {
         trial!(out_of_memory_through_c_abi),
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
         trial!(policies_of_leveldb_and_for_leveldb_through_c_abi, Leveldb),
-        trial!(leveldbs_constructor_runs_with_no_lock_held_and_its_exception_aborts, Leveldb),
+        trial!(
+            leveldbs_constructor_runs_with_no_lock_held_and_its_exception_aborts,
+            Leveldb
+        ),
         trial!(c_tests_by_own_names_against_the_build_without_leveldbs),
         trial!(every_leveldb_name_has_an_own_name),
         trial!(with_leveldb_linked_shared_in_either_order, Leveldb),
         trial!(with_leveldb_both_static_archives_fail_to_link, Leveldb),
-        trial!(with_leveldbs_static_archive_and_this_library_shared, Leveldb),
+        trial!(
+            with_leveldbs_static_archive_and_this_library_shared,
+            Leveldb
+        ),
         trial!(with_leveldb_this_library_loaded_with_dlopen, Leveldb),
         trial!(with_leveldb_leveldb_loaded_with_dlopen, Leveldb),
         trial!(with_leveldb_the_build_without_leveldbs_names, Leveldb),
@@ -545,10 +551,7 @@ fn benchmark_runs_every_path_in_turn() {
 
 /// The benchmark started with an argv[0] that names no program: its --isa=all says so.
 #[cfg(unix)]
-fn program_named_by_argv0_missing(
-    program: &Program,
-    exe: &std::path::Path,
-) {
+fn program_named_by_argv0_missing(program: &Program, exe: &std::path::Path) {
     use std::os::unix::process::CommandExt;
     let missing = exe.with_file_name("no-such-program");
     let mut cmd = command(program, exe);

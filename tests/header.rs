@@ -20,7 +20,10 @@ fn committed_header_is_current() {
     // The declarations of the names src/ffi/leveldb_names.rs makes with a macro, which cbindgen
     // does not expand: the list as written, after every other item, before the trailer.
     let forwarders = forwarders_declared(&config);
-    config.trailer = Some(format!("{forwarders}\n{}", config.trailer.unwrap_or_default()));
+    config.trailer = Some(format!(
+        "{forwarders}\n{}",
+        config.trailer.unwrap_or_default()
+    ));
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_crate(crate_dir)
@@ -66,7 +69,10 @@ fn forwarders_declared(config: &cbindgen::Config) -> String {
         &module,
         format!(
             "#[cfg(feature = \"leveldb-c-api\")]\nmod leveldb_names {{\n{}\n}}\n",
-            list.replace("pub unsafe extern", "#[unsafe(no_mangle)]\npub unsafe extern")
+            list.replace(
+                "pub unsafe extern",
+                "#[unsafe(no_mangle)]\npub unsafe extern"
+            )
         ),
     )
     .expect("the list written out");

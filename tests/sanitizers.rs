@@ -28,7 +28,11 @@ use leveldb_bloom_test_support::{isa, tmp_dir, trial, trials};
 fn main() {
     let mut all = vec![
         trial!(threads_test_under_thread_sanitizer, Tsan),
-        trial!(threads_through_leveldbs_objects_under_thread_sanitizer, Tsan, Leveldb),
+        trial!(
+            threads_through_leveldbs_objects_under_thread_sanitizer,
+            Tsan,
+            Leveldb
+        ),
         trial!(valgrind_runs_the_paths_tested_under_it, Valgrind),
     ];
     for program in sanitized(FULL) {
@@ -176,7 +180,11 @@ fn threads_under_thread_sanitizer(leveldb: bool) {
         .into_iter()
         .filter(|program| program.needs_leveldb == leveldb)
         .collect();
-    assert_eq!(runs.len(), 1, "one run of test_threads.c with leveldb: {leveldb}");
+    assert_eq!(
+        runs.len(),
+        1,
+        "one run of test_threads.c with leveldb: {leveldb}"
+    );
     let flags = ["-fsanitize=thread"];
     for (program, exe) in build_each(runs, Link::Static, &flags, &tmp_dir!().trial()) {
         for path in isa::up_to(leveldb_bloom::isa()) {

@@ -3,8 +3,8 @@
 use std::ffi::c_char;
 use std::ptr::{self, NonNull};
 
-use crate::ffi::checks::borrow_bytes;
-use crate::ffi::filterpolicy::{into_raw, leveldb_bloom_filterpolicy_t, recognize_current};
+use crate::ffi::checks::{borrow_bytes, into_raw};
+use crate::ffi::filterpolicy::{leveldb_bloom_filterpolicy_t, recognize_current};
 use crate::filter_block::{BlockKeys, FilterBlockBuilder, FilterBlockError, FilterPolicy};
 use crate::no_unwind::ffi_boundary;
 

@@ -2,11 +2,10 @@
 //! or one of C callbacks. Creating, destroying and naming it, telling it from an object this
 //! library did not make, and `leveldb_bloom_free`.
 
-use std::alloc::{Layout, alloc};
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use crate::ffi::checks::policy_for_bits;
+use crate::ffi::checks::{into_raw, policy_for_bits};
 use crate::ffi::extensions::POLICY_NAME_C;
 #[cfg(feature = "leveldb-c-api")]
 use crate::ffi::in_leveldb;
@@ -116,7 +115,7 @@ pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bo
     if first != CUSTOM_TAG
         && let Some(inner) = in_leveldb::policy_behind(policy.cast())
     {
-        // SAFETY: our policy lives as long as the object of leveldb's that wraps it.
+        // SAFETY: our policy, which lives as long as the object of leveldb's that wraps it.
         return unsafe { inner.cast::<u64>().read() } == BLOOM_TAG;
     }
     false
@@ -153,8 +152,8 @@ pub(crate) unsafe fn recognize<'a>(
     }
     #[cfg(feature = "leveldb-c-api")]
     if let Some(inner) = in_leveldb::policy_behind(policy.cast()) {
-        // SAFETY: our policy lives as long as the object of leveldb's that wraps it.
-        return Some(unsafe { &*inner });
+        // SAFETY: our policy, which lives as long as the object of leveldb's that wraps it.
+        return Some(unsafe { &*inner.cast::<leveldb_bloom_filterpolicy_t>() });
     }
     None
 }
@@ -174,29 +173,6 @@ pub(crate) unsafe fn recognize_current<'a>(
     }
     // SAFETY: per the contract.
     unsafe { recognize(policy) }
-}
-
-/// Moves an object C will own (a policy, a filter block builder) to the heap, returning NULL
-/// instead of aborting when allocation fails.
-pub(crate) fn into_raw<T>(value: T) -> *mut T {
-    const {
-        assert!(
-            size_of::<T>() > 0,
-            "only objects with a size are handed to C"
-        )
-    };
-    let layout = Layout::new::<T>();
-    // SAFETY: the layout has a non-zero size (checked at compile time).
-    let raw = unsafe { alloc(layout) }.cast::<T>();
-    if raw.is_null() {
-        // Whoever gets NULL still owns what they passed in: a custom destructor must not run.
-        std::mem::forget(value);
-        return ptr::null_mut();
-    }
-    // SAFETY: `raw` is fresh, aligned memory for one T, later freed by `Box::from_raw` with the
-    // same global allocator and layout.
-    unsafe { raw.write(value) };
-    raw
 }
 
 /// Frees a policy that was never handed out, without calling a custom policy's destructor:

@@ -2,7 +2,7 @@
 //! leveldb's prefix (`leveldb_filterblock_*`), built with the `leveldb-c-api` feature (a
 //! default). Each is the `leveldb_bloom_*` function of the same name past the prefix, over the
 //! same objects, except that where leveldb's own C API is loaded, `leveldb_filterpolicy_create`
-//! and `_create_bloom` return an object of leveldb's (in_leveldb/).
+//! and `_create_bloom` return an object of leveldb's (in_leveldb/wrap.rs).
 //!
 //! The names that only forward are written once, in the list `forward_to_own_names!` makes them
 //! from. cbindgen does not expand macros: tests/header.rs hands it the list as written, each
@@ -34,7 +34,7 @@ use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_fi
 use crate::ffi::filterpolicy_key_may_match::{
     leveldb_bloom_filterpolicy_key_may_match, leveldb_bloom_filterpolicy_key_may_match_batch,
 };
-use crate::ffi::in_leveldb::for_leveldb;
+use crate::ffi::in_leveldb::wrap::for_leveldb;
 use crate::no_unwind::ffi_boundary;
 
 /// Each item of the list, `pub unsafe extern "C" fn NAME(ARGS) -> RET { OWN }`, with its doc:

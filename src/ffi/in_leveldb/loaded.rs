@@ -33,9 +33,9 @@ mod linux {
     use std::ptr;
     use std::sync::{Mutex, MutexGuard, PoisonError};
 
-    use super::super::{CreateFn, DestroyFn};
+    use super::super::{DestroyFn, ErasedFn};
     use super::*;
-    use crate::ffi::filterpolicy::into_raw;
+    use crate::ffi::checks::into_raw;
 
     /// What is known of the objects the loader has loaded.
     struct Known {
@@ -240,7 +240,7 @@ mod linux {
                 // SAFETY: leveldb's functions, declared so in leveldb/c.h.
                 unsafe {
                     LeveldbCApi {
-                        create: std::mem::transmute::<*mut c_void, CreateFn>(create),
+                        create: std::mem::transmute::<*mut c_void, ErasedFn>(create),
                         destroy: std::mem::transmute::<*mut c_void, DestroyFn>(destroy),
                         loaded_at: home,
                     }

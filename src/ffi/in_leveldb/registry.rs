@@ -27,7 +27,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::Link;
-use crate::ffi::filterpolicy::{into_raw, leveldb_bloom_filterpolicy_t};
+use crate::ffi::checks::into_raw;
 
 /// An empty slot's address: no object's.
 const EMPTY: usize = 0;
@@ -36,8 +36,8 @@ const EMPTY: usize = 0;
 struct Slot {
     /// The object's address, or [`EMPTY`].
     outer: AtomicUsize,
-    /// The policy behind it: what readers want.
-    policy: AtomicPtr<leveldb_bloom_filterpolicy_t>,
+    /// The address of the policy of ours behind it: what readers want.
+    policy: AtomicPtr<c_void>,
     /// What made it: what the writers want.
     link: AtomicPtr<Link>,
 }
@@ -85,7 +85,7 @@ impl Table {
 
     /// Puts `outer` in the first empty slot from its home. There is one: the writer keeps the
     /// table at most half full.
-    fn put(&self, outer: usize, policy: *mut leveldb_bloom_filterpolicy_t, link: *mut Link) {
+    fn put(&self, outer: usize, policy: *mut c_void, link: *mut Link) {
         let Some(distance) = (0..self.slots.len())
             .find(|&distance| self.slot(outer, distance).outer.load(Relaxed) == EMPTY)
         else {
@@ -148,7 +148,7 @@ impl Writer {
 
 /// The policy behind leveldb's object `outer`, if the registry knows it.
 #[inline(always)]
-pub(super) fn policy_behind(outer: *const c_void) -> Option<*const leveldb_bloom_filterpolicy_t> {
+pub(super) fn policy_behind(outer: *const c_void) -> Option<*const c_void> {
     // SAFETY: CURRENT is NULL or a table from Box::into_raw, never freed.
     let table = unsafe { CURRENT.load(Acquire).as_ref() }?;
     let slot = table.find(outer.addr())?;
@@ -195,12 +195,7 @@ pub(super) fn reserve() -> Option<Reservation> {
 
 impl Reservation {
     /// Registers leveldb's object `outer` as wrapping `policy`, made by `link`.
-    pub(super) fn register(
-        self,
-        outer: *mut c_void,
-        policy: *mut leveldb_bloom_filterpolicy_t,
-        link: *mut Link,
-    ) {
+    pub(super) fn register(self, outer: *mut c_void, policy: *mut c_void, link: *mut Link) {
         let mut writer = writer();
         let table = writer.table().expect("a reservation has a table");
         table.put(outer.addr(), policy, link);
