@@ -114,16 +114,16 @@ struct Writer {
     live: usize,
     /// Slots promised to objects being made (see [`Reservation`]).
     reserved: usize,
-    /// Tables replaced by a larger one, kept for readers that may still be in them.
-    #[allow(clippy::vec_box)] // Readers hold their address: the Vec must not move them.
-    replaced: Vec<Box<Table>>,
+    /// Tables replaced by a larger one, kept for readers that may still be in them: by address,
+    /// as a Box would claim them unique while readers borrow them.
+    replaced: Vec<*mut Table>,
     /// The links of objects forgotten as their leveldb is gone, kept with the policies behind
     /// them: a query may still be using one, and leveldb's destroy, which would free them, can
     /// no longer run.
     orphans: Vec<*mut Link>,
 }
 
-// SAFETY: the links are only held, never used, here.
+// SAFETY: the links and tables are only held, never used, here.
 unsafe impl Send for Writer {}
 
 static WRITER: Mutex<Writer> = Mutex::new(Writer {
@@ -185,8 +185,7 @@ pub(super) fn reserve() -> Option<Reservation> {
         }
         let old = CURRENT.swap(larger, Release);
         if !old.is_null() {
-            // SAFETY: from Box::into_raw, and no longer current.
-            writer.replaced.push(unsafe { Box::from_raw(old) });
+            writer.replaced.push(old);
         }
     }
     writer.reserved += 1;
