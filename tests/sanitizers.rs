@@ -51,7 +51,13 @@ fn main() {
             move || asan(source),
             tmp_dir!(),
         ));
-        for &path in valgrind_paths() {
+        // valgrind's operator new would stand in for the program's own.
+        let paths = if program.replaces_operator_new {
+            &[][..]
+        } else {
+            valgrind_paths()
+        };
+        for &path in paths {
             all.push(trials::trial(
                 &format!("c_tests_under_valgrind_memcheck::{path}::{stem}"),
                 &tools(Tool::Valgrind),

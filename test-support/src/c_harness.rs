@@ -53,6 +53,9 @@ pub struct Program {
     /// Limits its own address space (RLIMIT_AS) to make malloc fail, which AddressSanitizer's
     /// terabytes of shadow mappings cannot live with.
     pub limits_address_space: bool,
+    /// Replaces `operator new`, which valgrind replaces with its own in every object, the
+    /// program's too: its replacement never runs there.
+    pub replaces_operator_new: bool,
 }
 
 impl Program {
@@ -64,6 +67,7 @@ impl Program {
             needs_leveldb: false,
             needs_leveldb_src: false,
             limits_address_space: false,
+            replaces_operator_new: false,
         }
     }
 }
@@ -155,6 +159,7 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         // It loads leveldb's shared library itself, with dlopen, and replaces operator new.
         Program {
             needs_leveldb: true,
+            replaces_operator_new: true,
             ..Program::new("c_tests/test_leveldb_constructor.cc")
         },
         Program {
