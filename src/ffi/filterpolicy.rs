@@ -94,31 +94,30 @@ impl Drop for CustomPolicy {
     }
 }
 
-/// Whether `policy` is one of this library's bloom policies, or an object of leveldb's that wraps
-/// one (in_leveldb/): the single query's check. It reads the first word of `policy` and nothing
-/// else of it: an object of leveldb's is looked up by its address, with no lock.
+/// Whether `policy` is one of this library's bloom policies: the single query's check, which
+/// reads its first word only.
 ///
 /// # Safety
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
 #[inline(always)]
 pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
-    if policy.is_null() {
-        return false;
-    }
     // SAFETY: either kind of object starts with an aligned word, our tag or leveldb's vtable
     // pointer (per the contract).
-    let first = unsafe { policy.cast::<u64>().read() };
-    if first == BLOOM_TAG {
-        return true;
-    }
-    #[cfg(feature = "leveldb-c-api")]
-    if first != CUSTOM_TAG
-        && let Some(inner) = in_leveldb::policy_behind(policy.cast())
-    {
-        // SAFETY: our policy, which lives as long as the object of leveldb's that wraps it.
-        return unsafe { inner.cast::<u64>().read() } == BLOOM_TAG;
-    }
-    false
+    !policy.is_null() && unsafe { policy.cast::<u64>().read() } == BLOOM_TAG
+}
+
+/// Whether `policy` is an object of leveldb's wrapping one of this library's bloom policies, in
+/// its home slot of the registry (in_leveldb/): the single query's check through leveldb's
+/// names. It reads the first word of `policy` and nothing else of it; the object is looked up by
+/// its address, with no lock. `false` for any other object: the query's slower path answers.
+///
+/// # Safety
+/// As [`is_bloom`].
+#[cfg(feature = "leveldb-c-api")]
+#[inline(always)]
+pub(crate) unsafe fn wraps_bloom_at_home(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
+    // SAFETY: per the contract.
+    !policy.is_null() && !unsafe { tagged(policy) } && in_leveldb::bloom_at_home(policy.cast())
 }
 
 /// Whether `policy`'s first word is one of our tags: it is a policy this library made.

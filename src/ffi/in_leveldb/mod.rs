@@ -68,6 +68,14 @@ pub(super) struct Link {
     leveldb: &'static LeveldbCApi,
 }
 
+/// Whether leveldb's object `outer` is known, in its home slot, and wraps a bloom policy of
+/// ours: the single query's check, which reads the registry without a lock, asks nothing of the
+/// loader and calls nothing. `false` sends the query to its slower path, which finds any object.
+#[inline(always)]
+pub(crate) fn bloom_at_home(outer: *const c_void) -> bool {
+    registry::bloom_at_home(outer)
+}
+
 /// The policy behind leveldb's object `outer`, if the registry knows it: for queries,
 /// which read the registry without a lock and ask nothing of the loader.
 #[inline(always)]

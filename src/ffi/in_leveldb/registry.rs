@@ -21,9 +21,8 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::AtomicPtr;
-use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::Link;
@@ -38,6 +37,8 @@ struct Slot {
     outer: AtomicUsize,
     /// The address of the policy of ours behind it: what readers want.
     policy: AtomicPtr<c_void>,
+    /// Whether that policy is a bloom policy: what the single query wants, read with `outer`.
+    bloom: AtomicBool,
     /// What made it: what the writers want.
     link: AtomicPtr<Link>,
 }
@@ -85,7 +86,7 @@ impl Table {
 
     /// Puts `outer` in the first empty slot from its home. There is one: the writer keeps the
     /// table at most half full.
-    fn put(&self, outer: usize, policy: *mut c_void, link: *mut Link) {
+    fn put(&self, outer: usize, policy: *mut c_void, bloom: bool, link: *mut Link) {
         let Some(distance) = (0..self.slots.len())
             .find(|&distance| self.slot(outer, distance).outer.load(Relaxed) == EMPTY)
         else {
@@ -94,6 +95,7 @@ impl Table {
         let slot = self.slot(outer, distance);
         self.longest.fetch_max(distance, Relaxed);
         slot.policy.store(policy, Relaxed);
+        slot.bloom.store(bloom, Relaxed);
         slot.link.store(link, Relaxed);
         slot.outer.store(outer, Release);
     }
@@ -146,6 +148,19 @@ impl Writer {
     }
 }
 
+/// Whether leveldb's object `outer` is in its home slot and wraps a bloom policy of ours: the
+/// single query's lookup, which looks no farther, so that it calls nothing (one past its home
+/// slot is found by [`policy_behind`], on the query's slower path).
+#[inline(always)]
+pub(super) fn bloom_at_home(outer: *const c_void) -> bool {
+    // SAFETY: CURRENT is NULL or a table from Box::into_raw, never freed.
+    let Some(table) = (unsafe { CURRENT.load(Acquire).as_ref() }) else {
+        return false;
+    };
+    let home = table.slot(outer.addr(), 0);
+    home.outer.load(Acquire) == outer.addr() && home.bloom.load(Relaxed)
+}
+
 /// The policy behind leveldb's object `outer`, if the registry knows it.
 #[inline(always)]
 pub(super) fn policy_behind(outer: *const c_void) -> Option<*const c_void> {
@@ -179,6 +194,7 @@ pub(super) fn reserve() -> Option<Reservation> {
                 larger_ref.put(
                     slot.outer.load(Relaxed),
                     slot.policy.load(Relaxed),
+                    slot.bloom.load(Relaxed),
                     slot.link.load(Relaxed),
                 );
             }
@@ -193,11 +209,18 @@ pub(super) fn reserve() -> Option<Reservation> {
 }
 
 impl Reservation {
-    /// Registers leveldb's object `outer` as wrapping `policy`, made by `link`.
-    pub(super) fn register(self, outer: *mut c_void, policy: *mut c_void, link: *mut Link) {
+    /// Registers leveldb's object `outer` as wrapping `policy` (a bloom policy if `bloom`), made
+    /// by `link`.
+    pub(super) fn register(
+        self,
+        outer: *mut c_void,
+        policy: *mut c_void,
+        bloom: bool,
+        link: *mut Link,
+    ) {
         let mut writer = writer();
         let table = writer.table().expect("a reservation has a table");
-        table.put(outer.addr(), policy, link);
+        table.put(outer.addr(), policy, bloom, link);
         writer.live += 1;
         // The slot is used: `drop` must not free it again.
         writer.reserved -= 1;

@@ -88,7 +88,9 @@ unsafe fn wrap(
     // SAFETY: from `into_raw` above; leveldb calls nothing with it before the object is handed
     // out.
     unsafe { (*link).outer = outer };
-    slot.register(outer, policy.cast(), link);
+    // SAFETY: a policy of ours, live.
+    let bloom = unsafe { is_bloom(policy) };
+    slot.register(outer, policy.cast(), bloom, link);
     outer
 }
 
@@ -335,7 +337,9 @@ mod tests {
                 outer: address,
                 leveldb: &LEVELDB,
             });
-            registry::reserve().unwrap().register(address, policy, link);
+            registry::reserve()
+                .unwrap()
+                .register(address, policy, false, link);
             assert_eq!(policy_behind(address), Some(policy.cast_const()));
             registry::forget(address);
             // SAFETY: from into_raw above, no longer registered.
