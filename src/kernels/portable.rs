@@ -155,7 +155,7 @@ fn test_hashed_chunk(
 /// otherwise mispredict its exit about once, and nothing of the next query could start before the
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
 #[inline]
-pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
+fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = LemirePositions::new(array.len());
     // Branches on the key's length: with keys all of one length they are predicted, and
     // leveldb's own hash runs that fast then (see docs/PERFORMANCE.md, Single query: portable).
