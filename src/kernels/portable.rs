@@ -52,6 +52,11 @@ pub(crate) fn fill_chunk(
     n: usize,
     array: &mut [u8],
 ) {
+    // Positions made for a larger array than this one: every bit set, so that no key is missed.
+    if positions.len as usize > array.len() {
+        array.fill(0xff);
+        return;
+    }
     let keys = &keys[..n.min(CHUNK)];
     let lemire = LemirePositions::new(array.len());
     if one_length(keys) {
