@@ -29,12 +29,12 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, POLICY_NAME};
-use leveldb_bloom_test_support::leveldb_tools::build_tool;
+use leveldb_bloom_test_support::leveldb_tools::{self, write_key_file};
 use leveldb_bloom_test_support::process;
 use leveldb_bloom_test_support::random::random_strings;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
-use leveldb_bloom_test_support::vectors::{for_each_record, to_hex};
+use leveldb_bloom_test_support::vectors::for_each_record;
 use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 use rusty_leveldb::compressor::SnappyCompressor;
 use rusty_leveldb::{CompressorId, DB, FilterPolicy, Options};
@@ -167,18 +167,13 @@ fn copy(db: &Path, name: &str) -> PathBuf {
 
 /// tools/leveldb_db.cc, built against the system leveldb once.
 fn leveldb_db() -> &'static Path {
-    static TOOL: OnceLock<PathBuf> = OnceLock::new();
-    TOOL.get_or_init(|| build_tool("leveldb_db", &[], &["-lleveldb"], &tmp_dir!().program()))
+    leveldb_tools::leveldb_db(&tmp_dir!().program())
 }
 
 /// Writes the pairs `HEX_KEY HEX_VALUE` that tools/leveldb_db.cc reads, in the trial's folder.
 fn key_file(name: &str, pairs: &[(&[u8], &[u8])]) -> PathBuf {
     let path = tmp_dir!().trial().join(name);
-    let lines: String = pairs
-        .iter()
-        .map(|(key, value)| format!("{} {}\n", to_hex(key), to_hex(value)))
-        .collect();
-    std::fs::write(&path, lines).unwrap();
+    write_key_file(&path, pairs);
     path
 }
 
