@@ -100,19 +100,13 @@ fn write_c_project(dir: &Path, name: &str, body: &str) {
     .expect("CMakeLists.txt written");
 }
 
-/// The versions the package must accept and refuse: its own major.minor, and the one before,
-/// which under 0.x is the previous minor (a 0.x minor may break the one before it).
+/// The versions the package must accept and refuse (the version policy, docs/RELEASING.md): the
+/// first of its major, as a program built against any earlier release of that major asks for it,
+/// and the major before, whose ABI it does not keep.
 fn accepted_and_refused_versions() -> (String, String) {
     let major: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
-    let minor: u32 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
-    let refused = match major {
-        0 => format!(
-            "0.{}",
-            minor.checked_sub(1).expect("a 0.x version past 0.0")
-        ),
-        _ => format!("{}.0", major - 1),
-    };
-    (format!("{major}.{minor}"), refused)
+    let previous = major.checked_sub(1).expect("a version from 1.0 on");
+    (format!("{major}.0"), format!("{previous}.0"))
 }
 
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for

@@ -1,15 +1,15 @@
 //! The README and docs/ stay true to the repository: every relative link names a file that
 //! exists, and a heading there when it has an anchor; the README's CMake lines are the consumer
-//! example's, which tests/cmake.rs builds.
+//! example's, which tests/cmake.rs builds; the changelog agrees with the version.
 
 use std::path::PathBuf;
 
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::readme::code_blocks;
 
-/// The README and every page in docs/.
+/// The README, the changelog and every page in docs/.
 fn documents() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md")];
+    let mut files = vec![root().join("README.md"), root().join("CHANGELOG.md")];
     for entry in std::fs::read_dir(root().join("docs")).expect("docs/") {
         let path = entry.expect("docs/ entry").path();
         if path.extension().is_some_and(|ext| ext == "md") {
@@ -100,6 +100,36 @@ fn readme_cmake_lines_come_from_the_consumer_example() {
         assert!(
             consumer.lines().any(|have| have == line),
             "README's `{line}` is not in examples/cmake-consumer/CMakeLists.txt"
+        );
+    }
+}
+
+/// CHANGELOG.md opens with `[Unreleased]`, and lists no release newer than Cargo.toml's version,
+/// which between releases is the next release's (docs/RELEASING.md).
+#[test]
+fn changelog_opens_with_unreleased_and_goes_no_further_than_the_version() {
+    let changelog = std::fs::read_to_string(root().join("CHANGELOG.md")).unwrap();
+    let parse = |version: &str| -> Vec<u32> {
+        version
+            .split('.')
+            .map(|part| part.parse().unwrap_or_else(|_| panic!("version {version}")))
+            .collect()
+    };
+    let ours = parse(env!("CARGO_PKG_VERSION"));
+    let mut releases = changelog
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .map(|heading| heading.trim_start_matches('[').split(']').next().unwrap());
+    assert_eq!(
+        releases.next(),
+        Some("Unreleased"),
+        "CHANGELOG.md's first section"
+    );
+    for release in releases {
+        assert!(
+            parse(release) <= ours,
+            "CHANGELOG.md lists {release}, newer than Cargo.toml's {}",
+            env!("CARGO_PKG_VERSION")
         );
     }
 }
