@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60) under AddressSanitizer, starting from the
 # committed seeds (fuzz/seeds/<target>, written by examples/write_seeds.rs from the reference
-# vectors) plus a scratch corpus, and prints the executions each reached. Any difference from the
+# vectors; table_reader's are small tables and a MANIFEST the system leveldb wrote through
+# tools/leveldb_db.cc, and blocks compressed by python3's zlib and zstd's command) plus a scratch
+# corpus, and prints the executions each reached. Any difference from the
 # oracle or leveldb, or any crash, stops the run with a non-zero exit and the input in
 # fuzz/artifacts/<target>/.
 #

@@ -16,9 +16,11 @@ pub fn fill_filter<'k>(num_probes: u8, keys: impl IntoIterator<Item = &'k [u8]>,
 
 /// [`fill_filter`] for keys given by their hashes: the filter another hash of the keys makes
 /// under leveldb's format (`leveldb-bloom check` rebuilds those of writers that hash otherwise).
+/// Hidden: the workspace's tool uses it, and it is no part of the API (docs/RELEASING.md).
 ///
 /// # Panics
 /// If `out` is shorter than 2 bytes.
+#[doc(hidden)]
 pub fn fill_filter_of_hashes(
     num_probes: u8,
     hashes: impl IntoIterator<Item = u32>,

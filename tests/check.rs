@@ -12,20 +12,25 @@
 //!   array outside its block, a bad checksum, random bytes, and every byte of a small table
 //!   changed in turn: a message naming the file and offset, never a crash;
 //! - a database's paths: not a database, a MANIFEST that is gone, a table not listed (mentioned,
-//!   not checked), a listed table missing.
+//!   not checked), a listed table missing;
+//! - tables whose blocks a helper here re-compressed as Mojang's zlib and raw deflate and as zstd
+//!   (type 2, told from zlib by the stream's header): every filter identical, the compression
+//!   named;
+//! - a database plyvel (Debian's python3-plyvel) writes, and one leveldb writes while it is
+//!   checked again and again: never a finding.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use leveldb_bloom::{BloomPolicy, FilterBlockReader, POLICY_NAME};
-use leveldb_bloom_reader::{BLOCK_TRAILER, block_crc};
+use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader, POLICY_NAME};
+use leveldb_bloom_reader::{BLOCK_TRAILER, BlockHandle, TABLE_MAGIC, block_crc};
 use leveldb_bloom_test_support::check_tool::leveldb_bloom;
 use leveldb_bloom_test_support::leveldb_tools::{leveldb_db, write_key_file};
 use leveldb_bloom_test_support::process;
 use leveldb_bloom_test_support::random::random_strings;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
-use leveldb_bloom_test_support::tables::{Table, tables, user_key};
+use leveldb_bloom_test_support::tables::{FILTER_META_KEY, Table, tables, user_key};
 use leveldb_bloom_test_support::vectors::to_hex;
 use leveldb_bloom_test_support::{tmp_dir, trial, trials};
 use serde_json::Value;
@@ -37,6 +42,9 @@ fn main() {
         trial!(other_writers_are_named, Leveldb),
         trial!(damaged_tables_are_reported_with_file_and_offset, Leveldb),
         trial!(database_paths_are_read_as_leveldb_reads_them, Leveldb),
+        trial!(recompressed_tables_are_read, Leveldb),
+        trial!(a_database_plyvel_writes_has_leveldbs_filters, Plyvel),
+        trial!(a_database_being_written_is_checked_as_it_changes, Leveldb),
     ]);
 }
 
@@ -143,12 +151,32 @@ fn policy<'a>(report: &'a Value, name: &str) -> &'a Value {
     totals
 }
 
-/// The table files of the database `db`, by path.
+/// The live tables of the database `db`, by path: those the check reads from its MANIFEST. A
+/// database leveldb closed during a compaction also holds the compaction's unfinished output,
+/// which no MANIFEST lists (and leveldb deletes when it next opens the database).
 fn table_paths(db: &Path) -> Vec<PathBuf> {
-    tables(db)
-        .into_iter()
-        .map(|(name, _)| db.join(name))
+    let (_, report) = check_json(&[db]);
+    report["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|table| PathBuf::from(table["path"].as_str().unwrap()))
         .collect()
+}
+
+/// How many table files the databases' folders hold.
+fn table_files(dbs: &[&Path]) -> usize {
+    dbs.iter().map(|db| tables(db).len()).sum()
+}
+
+/// How many table files the report's databases hold that their MANIFESTs do not list.
+fn unlisted(report: &Value) -> usize {
+    report["databases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|db| db["unlisted_tables"].as_array().unwrap().len())
+        .sum()
 }
 
 fn databases_leveldb_writes_have_its_filters() {
@@ -156,7 +184,9 @@ fn databases_leveldb_writes_have_its_filters() {
     let (code, report) = check_json(&dbs);
     assert_eq!(code, CLEAN, "{report:#}");
     let files: Vec<PathBuf> = dbs.iter().flat_map(|db| table_paths(db)).collect();
+    assert!(files.len() >= 4, "{report:#}");
     assert_eq!(report["tables_checked"], files.len(), "{report:#}");
+    assert_eq!(files.len() + unlisted(&report), table_files(&dbs));
     let totals = policy(&report, POLICY_NAME);
     assert_eq!(totals["tables"], files.len());
     assert!(totals["filters"].as_u64().unwrap() > 100, "{totals:#}");
@@ -336,7 +366,7 @@ fn other_writers_are_named() {
     let none = database("none", "snappy");
     let (code, report) = check_json(&[&none]);
     assert_eq!(code, CLEAN, "{report:#}");
-    assert_eq!(report["tables_without_filter"], table_paths(&none).len());
+    assert_eq!(report["tables_without_filter"], report["tables_checked"]);
     assert_eq!(report["policies"], serde_json::json!({}));
 }
 
@@ -509,10 +539,10 @@ fn database_paths_are_read_as_leveldb_reads_them() {
     std::fs::copy(&live[0], db.join("999999.ldb")).unwrap();
     let (code, report) = check_json(&[&db]);
     assert_eq!(code, CLEAN, "{report:#}");
-    assert_eq!(
-        report["databases"][0]["unlisted_tables"],
-        serde_json::json!(["999999.ldb"])
-    );
+    let unlisted_tables = report["databases"][0]["unlisted_tables"]
+        .as_array()
+        .unwrap();
+    assert!(unlisted_tables.contains(&"999999.ldb".into()), "{report:#}");
     assert_eq!(report["tables_checked"], live.len());
     std::fs::remove_file(&live[0]).unwrap();
     let (code, report) = check_json(&[&db]);
@@ -526,6 +556,7 @@ fn database_paths_are_read_as_leveldb_reads_them() {
     // A MANIFEST whose last record is cut short (an edit being written, its header claiming
     // 100 bytes where 10 are there yet): the edits before it.
     let db = copy(leveldb_database(), "manifest-cut");
+    let live = table_paths(&db);
     let manifest = db.join(current.trim());
     let mut bytes = std::fs::read(&manifest).unwrap();
     bytes.extend_from_slice(&[0, 0, 0, 0, 100, 0, 1]);
@@ -533,5 +564,193 @@ fn database_paths_are_read_as_leveldb_reads_them() {
     std::fs::write(&manifest, bytes).unwrap();
     let (code, report) = check_json(&[&db]);
     assert_eq!(code, CLEAN, "{report:#}");
-    assert_eq!(report["tables_checked"], table_paths(&db).len());
+    assert_eq!(report["tables_checked"], live.len());
+}
+
+/// `stored` appended to `file` as a block of compression type `kind`, with its trailer; its
+/// handle.
+fn write_block(file: &mut Vec<u8>, stored: &[u8], kind: u8) -> BlockHandle {
+    let handle = BlockHandle {
+        offset: file.len() as u64,
+        size: stored.len() as u64,
+    };
+    file.extend_from_slice(stored);
+    file.push(kind);
+    file.extend(block_crc(stored, kind).to_le_bytes());
+    handle
+}
+
+/// A block handle's encoding.
+fn encoded(handle: BlockHandle) -> Vec<u8> {
+    [varint(handle.offset), varint(handle.size)].concat()
+}
+
+/// The contents of a block of `entries`, each a restart point (no prefix shared), as leveldb's
+/// BlockBuilder lays them out.
+fn block_of(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    let mut block = Vec::new();
+    let mut restarts = Vec::new();
+    for (key, value) in entries {
+        restarts.push(block.len() as u32);
+        block.extend(varint(0));
+        block.extend(varint(key.len() as u64));
+        block.extend(varint(value.len() as u64));
+        block.extend_from_slice(key);
+        block.extend_from_slice(value);
+    }
+    for restart in &restarts {
+        block.extend(restart.to_le_bytes());
+    }
+    block.extend((restarts.len() as u32).to_le_bytes());
+    block
+}
+
+/// The table `file` written again with its data blocks compressed by `compress` under type
+/// `kind`: the data blocks at their new offsets, the filter block leveldb's policy builds for them
+/// (this library's, which the other tests prove leveldb's), the metaindex, the index (each data
+/// block's last key as its separator) and the footer.
+fn recompressed(file: &[u8], kind: u8, compress: fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
+    let reader = leveldb_bloom_reader::Table::open(file).unwrap();
+    let table = Table::read(file);
+    let index = reader.block(reader.index, "index block").unwrap();
+    let mut handles = Vec::new();
+    index
+        .entries(|_, value| handles.push(BlockHandle::from_value(value, "index").unwrap()))
+        .unwrap();
+    let mut out = Vec::new();
+    let mut index_entries = Vec::new();
+    let mut filters = FilterBlockBuilder::new(BloomPolicy::new(10));
+    for (&handle, data) in handles.iter().zip(&table.data_blocks) {
+        let contents = reader.block(handle, "data block").unwrap().contents;
+        filters.start_block(out.len() as u64).unwrap();
+        for key in &data.keys {
+            filters.add_key(user_key(key)).unwrap();
+        }
+        let new = write_block(&mut out, &compress(&contents), kind);
+        index_entries.push((data.keys.last().unwrap().clone(), encoded(new)));
+    }
+    filters.start_block(out.len() as u64).unwrap();
+    let filter = write_block(&mut out, &filters.finish().unwrap(), 0);
+    let meta = block_of(&[(FILTER_META_KEY.to_vec(), encoded(filter))]);
+    let metaindex = write_block(&mut out, &meta, 0);
+    let index = write_block(&mut out, &block_of(&index_entries), 0);
+    let mut footer = [encoded(metaindex), encoded(index)].concat();
+    footer.resize(40, 0);
+    out.extend(footer);
+    out.extend(TABLE_MAGIC.to_le_bytes());
+    out
+}
+
+fn recompressed_tables_are_read() {
+    use std::io::Write;
+    fn zlib(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+    fn raw_deflate(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+    fn zstd(bytes: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+    }
+    type Kind = (&'static str, u8, fn(&[u8]) -> Vec<u8>, &'static str);
+    let kinds: [Kind; 3] = [
+        ("zlib", 2, zlib, "zlib (type 2, Mojang's)"),
+        (
+            "raw-deflate",
+            4,
+            raw_deflate,
+            "raw deflate (type 4, Mojang's)",
+        ),
+        ("zstd", 2, zstd, "zstd (type 2)"),
+    ];
+    for (name, kind, compress, reported) in kinds {
+        let db = copy(uncompressed_database(), name);
+        for path in table_paths(&db) {
+            let file = std::fs::read(&path).unwrap();
+            std::fs::write(&path, recompressed(&file, kind, compress)).unwrap();
+        }
+        let (code, report) = check_json(&[&db]);
+        assert_eq!(code, CLEAN, "{name}: {report:#}");
+        let totals = policy(&report, POLICY_NAME);
+        assert_eq!(totals["filters_identical"], totals["filters"], "{name}");
+        for table in report["tables"].as_array().unwrap() {
+            assert_eq!(
+                table["compression"],
+                serde_json::json!(["none", reported]),
+                "{name}"
+            );
+        }
+    }
+    // Type 2 with neither header: corruption, named.
+    let path = table_paths(uncompressed_database())[0].clone();
+    let garbage = recompressed(&std::fs::read(&path).unwrap(), 2, |bytes| bytes.to_vec());
+    let garbage_path = tmp_dir!().trial().join("type-2-garbage.ldb");
+    std::fs::write(&garbage_path, garbage).unwrap();
+    let (code, report) = check_json(&[&garbage_path]);
+    assert_eq!(code, CORRUPTION, "{report:#}");
+    let first = report["corruption"][0].as_str().unwrap();
+    assert!(
+        first.contains("neither a zstd nor a zlib header"),
+        "{first}"
+    );
+}
+
+fn a_database_plyvel_writes_has_leveldbs_filters() {
+    let db = fresh(tmp_dir!().trial().join("plyvel"));
+    let script = "import sys, plyvel\n\
+        db = plyvel.DB(sys.argv[1], create_if_missing=True, bloom_filter_bits=10,\n\
+                       block_size=1024, write_buffer_size=65536)\n\
+        [db.put(b'key %d' % (i * 7919 % 20000), b'value %d' % i) for i in range(20000)]\n\
+        db.compact_range()\n\
+        db.close()\n";
+    process::run(
+        Command::new("/usr/bin/python3")
+            .args(["-c", script])
+            .arg(&db),
+    );
+    let (code, report) = check_json(&[&db]);
+    assert_eq!(code, CLEAN, "{report:#}");
+    let totals = policy(&report, POLICY_NAME);
+    assert_eq!(totals["filters_identical"], totals["filters"]);
+    assert!(
+        report["tables_checked"].as_u64().unwrap() >= 1,
+        "{report:#}"
+    );
+}
+
+fn a_database_being_written_is_checked_as_it_changes() {
+    // leveldb writes 200,000 keys, compacting as it goes; the check runs again and again
+    // meanwhile: each run finds nothing (tables a compaction removes are gone, not errors;
+    // tables not yet in the MANIFEST are not checked).
+    let keys = random_strings(200_000, 8, 24, 60);
+    let pairs: Vec<(&[u8], &[u8])> = keys.iter().map(|k| (&k[..], &k[..])).collect();
+    let key_file = tmp_dir!().trial().join("keys.txt");
+    write_key_file(&key_file, &pairs);
+    let db = fresh(tmp_dir!().trial().join("busy"));
+    let mut writer = Command::new(leveldb_db(&tmp_dir!().program()))
+        .arg("write")
+        .arg(&db)
+        .arg(&key_file)
+        .spawn()
+        .expect("leveldb_db starts");
+    let mut runs = 0;
+    while writer.try_wait().unwrap().is_none() {
+        if db.join("CURRENT").exists() {
+            let (code, report) = check_json(&[&db]);
+            assert_eq!(code, CLEAN, "run {runs}: {report:#}");
+            runs += 1;
+        }
+    }
+    assert!(writer.wait().unwrap().success());
+    let (code, report) = check_json(&[&db]);
+    assert_eq!(code, CLEAN, "{report:#}");
+    let checked = report["tables_checked"].as_u64().unwrap() as usize;
+    assert_eq!(checked + unlisted(&report), table_files(&[&db]));
+    assert!(runs > 0, "the check never ran while leveldb wrote");
 }

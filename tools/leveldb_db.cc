@@ -9,6 +9,11 @@
 //     bloom (NewBloomFilterPolicy(10), the default), none (no filter), signed-char (leveldb
 //     before 1.18's bloom filter, 10 bits per key), goleveldb-name (leveldb's bloom filter under
 //     goleveldb's name); COMPRESSION: snappy (the default) or none
+//   leveldb_db fill DIR COUNT VALUE_BYTES snappy|none
+//     a database in DIR (created) of COUNT random 16-byte keys, each with a value of VALUE_BYTES
+//     (its second half one repeated byte, so that snappy about halves it), in leveldb's default
+//     sizes (4 KB blocks, 2 MB tables) with NewBloomFilterPolicy(10), compacted: the benchmark's
+//     database (tools/bench-check)
 //   leveldb_db read DIR KEY_FILE
 //     prints the number of table files at each level of the database in DIR; then, for each
 //     line "HEX_KEY HEX_VALUE" of KEY_FILE, a Get: one character per line, 1 if found with that
@@ -24,12 +29,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "splitmix64.h"
 
 namespace {
 
@@ -188,6 +196,32 @@ int Write(const char* dir, const char* key_file, const std::string& policy_name,
   return 0;
 }
 
+int Fill(const char* dir, uint64_t count, size_t value_bytes, bool snappy) {
+  std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(10));
+  leveldb::Options options;
+  options.filter_policy = policy.get();
+  options.create_if_missing = true;
+  options.error_if_exists = true;
+  options.compression = snappy ? leveldb::kSnappyCompression : leveldb::kNoCompression;
+  leveldb::DB* raw = nullptr;
+  leveldb::Status status = leveldb::DB::Open(options, dir, &raw);
+  if (!status.ok()) return Fail(status);
+  std::unique_ptr<leveldb::DB> db(raw);
+  SplitMix64 rng(count);
+  for (uint64_t done = 0; done < count;) {
+    leveldb::WriteBatch batch;
+    for (int i = 0; i < 1000 && done < count; i++, done++) {
+      std::string value = rng.Bytes(value_bytes, value_bytes);
+      std::memset(&value[value_bytes / 2], 'v', value_bytes - value_bytes / 2);
+      batch.Put(rng.Bytes(16, 16), value);
+    }
+    status = db->Write(leveldb::WriteOptions(), &batch);
+    if (!status.ok()) return Fail(status);
+  }
+  db->CompactRange(nullptr, nullptr);
+  return 0;
+}
+
 int Read(const char* dir, const char* key_file) {
   std::unique_ptr<const leveldb::FilterPolicy> policy(leveldb::NewBloomFilterPolicy(10));
   leveldb::Options options = SmallOptions(policy.get());
@@ -222,9 +256,14 @@ int main(int argc, char** argv) {
                (compression == "snappy" || compression == "none");
   if (write && known) return Write(argv[2], argv[3], policy, compression);
   if (argc == 4 && std::strcmp(argv[1], "read") == 0) return Read(argv[2], argv[3]);
+  if (argc == 6 && std::strcmp(argv[1], "fill") == 0) {
+    return Fill(argv[2], std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10),
+                std::strcmp(argv[5], "snappy") == 0);
+  }
   std::fprintf(stderr,
                "usage: %s write DIR KEY_FILE [bloom|none|signed-char|goleveldb-name "
-               "[snappy|none]]\n       %s read DIR KEY_FILE\n",
-               argv[0], argv[0]);
+               "[snappy|none]]\n       %s fill DIR COUNT VALUE_BYTES snappy|none\n"
+               "       %s read DIR KEY_FILE\n",
+               argv[0], argv[0], argv[0]);
   return 2;
 }

@@ -8,9 +8,11 @@
 
 mod check;
 mod filters;
+mod fpr;
 mod inputs;
 mod report;
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -35,6 +37,39 @@ enum Command {
     /// 1 false negatives, 2 bad argument or unreadable path, 3 corruption, 4 filters differ,
     /// 5 a policy name C++ leveldb ignores; the most serious finding decides.
     Check(CheckArgs),
+    /// The false-positive rate of leveldb's filters (this library's), measured with keys not in
+    /// them, beside a bloom filter's in theory, for one setting of bits per key or a range.
+    Fpr(FprArgs),
+}
+
+#[derive(Args)]
+struct FprArgs {
+    /// Bits per key: N, or a range A-B (both included).
+    #[arg(long, value_name = "N|A-B", value_parser = bits_range)]
+    bits_per_key: RangeInclusive<u32>,
+    /// Keys in each filter.
+    #[arg(long, value_name = "N", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    keys: u32,
+}
+
+/// `N` or `A-B`, each of 1 to 1000.
+fn bits_range(arg: &str) -> Result<RangeInclusive<u32>, String> {
+    let bits = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|b| (1..=1000).contains(b))
+            .ok_or_else(|| format!("{s:?} is not a number of bits per key from 1 to 1000"))
+    };
+    let (low, high) = match arg.split_once('-') {
+        Some((low, high)) => (bits(low)?, bits(high)?),
+        None => (bits(arg)?, bits(arg)?),
+    };
+    if low > high {
+        return Err(format!("{arg}: the range goes down"));
+    }
+    Ok(low..=high)
 }
 
 #[derive(Args)]
@@ -54,12 +89,25 @@ struct CheckArgs {
     /// Print the report as JSON (schema_version 1) on stdout.
     #[arg(long)]
     json: bool,
+    /// Only read every block, verify its checksum and decompress it: the floor that
+    /// tools/bench-check times the check against (docs/CHECK.md, Speed).
+    #[arg(long, hide = true)]
+    floor: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check(&args),
+        Command::Fpr(args) => {
+            let rows: Vec<fpr::Row> = args
+                .bits_per_key
+                .into_par_iter()
+                .map(|bits| fpr::measure(bits, args.keys as usize))
+                .collect();
+            print!("{}", fpr::table(&rows));
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -74,6 +122,7 @@ fn check(args: &CheckArgs) -> ExitCode {
     let options = Options {
         raw_keys: args.raw_keys,
         bits_per_key: args.bits_per_key,
+        floor: args.floor,
     };
     let progress = progress_bar(inputs.jobs.iter().map(|job| job.size).sum());
     let mut tables: Vec<_> = inputs

@@ -47,15 +47,35 @@ pub enum Compression {
     None,
     /// Type 1: snappy, as leveldb writes it.
     Snappy,
+    /// Type 2 with a zlib header: Mojang's leveldb (`kZlibCompression`).
+    Zlib,
+    /// Type 2 with a zstd frame's magic number: leveldb after 1.23 (`kZstdCompression`).
+    Zstd,
+    /// Type 4: raw deflate, Mojang's leveldb (`kZlibRawCompression`), Minecraft's worlds.
+    RawDeflate,
 }
 
+/// A zstd frame's first four bytes (its magic number, little-endian).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
 impl Compression {
-    /// The block's trailer byte's meaning, `stored` being its stored bytes.
-    fn of(kind: u8) -> Option<Compression> {
+    /// The meaning of the trailer's type byte `kind` for a block whose stored bytes are
+    /// `stored`: type 2 is zstd or zlib by the stream's header.
+    fn of(kind: u8, stored: &[u8]) -> Result<Compression, String> {
         match kind {
-            0 => Some(Compression::None),
-            1 => Some(Compression::Snappy),
-            _ => None,
+            0 => Ok(Compression::None),
+            1 => Ok(Compression::Snappy),
+            2 if stored.starts_with(&ZSTD_MAGIC) => Ok(Compression::Zstd),
+            // RFC 1950: deflate (8) in the low bits, and the two bytes a multiple of 31.
+            2 if stored.len() >= 2
+                && stored[0] & 0x0f == 8
+                && u16::from_be_bytes([stored[0], stored[1]]).is_multiple_of(31) =>
+            {
+                Ok(Compression::Zlib)
+            }
+            2 => Err("compression type 2 with neither a zstd nor a zlib header".into()),
+            4 => Ok(Compression::RawDeflate),
+            _ => Err(format!("unknown compression type {kind}")),
         }
     }
 
@@ -64,6 +84,9 @@ impl Compression {
         match self {
             Compression::None => "none",
             Compression::Snappy => "snappy",
+            Compression::Zlib => "zlib (type 2, Mojang's)",
+            Compression::Zstd => "zstd (type 2)",
+            Compression::RawDeflate => "raw deflate (type 4, Mojang's)",
         }
     }
 }
@@ -125,10 +148,32 @@ pub(crate) fn decompress<'a>(
     what: &str,
 ) -> Result<(Compression, std::borrow::Cow<'a, [u8]>), Error> {
     let fail = |why: String| Error::at(origin, format!("{what}: {why}"));
-    let compression =
-        Compression::of(kind).ok_or_else(|| fail(format!("unknown compression type {kind}")))?;
+    let compression = Compression::of(kind, stored).map_err(fail)?;
     let contents = match compression {
         Compression::None => std::borrow::Cow::Borrowed(stored),
+        Compression::Zlib => std::borrow::Cow::Owned(
+            bounded(flate2::read::ZlibDecoder::new(stored), stored.len(), 1032)
+                .map_err(|why| fail(format!("zlib: {why}")))?,
+        ),
+        Compression::RawDeflate => std::borrow::Cow::Owned(
+            bounded(
+                flate2::read::DeflateDecoder::new(stored),
+                stored.len(),
+                1032,
+            )
+            .map_err(|why| fail(format!("raw deflate: {why}")))?,
+        ),
+        Compression::Zstd => {
+            // The frame's window is reserved as it starts: no larger than its bytes could fill.
+            let window = zstd_limit(stored.len());
+            let decoder =
+                ruzstd::decoding::StreamingDecoder::new_with_max_window_size(stored, window)
+                    .map_err(|err| fail(format!("zstd: {err}")))?;
+            std::borrow::Cow::Owned(
+                bounded(decoder, stored.len(), ZSTD_RATIO)
+                    .map_err(|why| fail(format!("zstd: {why}")))?,
+            )
+        }
         Compression::Snappy => {
             let len =
                 snap::raw::decompress_len(stored).map_err(|err| fail(format!("snappy: {err}")))?;
@@ -148,6 +193,34 @@ pub(crate) fn decompress<'a>(
         }
     };
     Ok((compression, contents))
+}
+
+/// The most a zstd frame makes of each of its bytes: an RLE block of 4 bytes makes 128 KiB.
+const ZSTD_RATIO: usize = 32768;
+
+/// The largest window or output a zstd frame of `len` bytes is allowed: what its bytes could
+/// make, at least 1 MiB, at most 128 MiB (ruzstd's own default limit).
+fn zstd_limit(len: usize) -> u64 {
+    (len as u64)
+        .saturating_mul(ZSTD_RATIO as u64)
+        .clamp(1 << 20, 128 << 20)
+}
+
+/// Everything `decoder` makes of `len` stored bytes, refused past `ratio` bytes per stored byte
+/// (at least 1 MiB), which no honest stream of its kind exceeds: the output grows only as it is
+/// made, never by a length a header claims.
+fn bounded(decoder: impl std::io::Read, len: usize, ratio: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let limit = len.saturating_mul(ratio).max(1 << 20);
+    let mut out = Vec::new();
+    decoder
+        .take(limit as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|err| err.to_string())?;
+    if out.len() > limit {
+        return Err(format!("makes more than {limit} bytes of {len}"));
+    }
+    Ok(out)
 }
 
 /// Calls `entry(key, value)` for each entry of the block `contents` (restart array included),
