@@ -39,7 +39,7 @@ use leveldb_bloom_test_support::random::random_strings;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
 use leveldb_bloom_test_support::vectors::for_each_record;
-use leveldb_bloom_test_support::{tmp_dir, trial, trials};
+use leveldb_bloom_test_support::{capture, tmp_dir, trial, trials};
 use rusty_leveldb::compressor::SnappyCompressor;
 use rusty_leveldb::{CompressorId, DB, FilterPolicy, Options};
 
@@ -220,7 +220,7 @@ fn cxx_leveldb_reads_a_database_rusty_leveldb_writes() {
         at_levels >= 2 && files >= 10,
         "tables at each level: {levels:?}"
     );
-    trials::print(&format!("tables at each level: {levels:?}\n"));
+    capture::print(&format!("tables at each level: {levels:?}\n"));
 
     // The control: filters that rule out every key lose them, so the filters are read.
     let broken = db_dir("rusty-rules-out-everything");
@@ -231,7 +231,7 @@ fn cxx_leveldb_reads_a_database_rusty_leveldb_writes() {
         lost > pairs().len() / 2,
         "C++ leveldb lost only {lost} keys to filters that rule out every key"
     );
-    trials::print(&format!("control: C++ leveldb lost {lost} keys\n"));
+    capture::print(&format!("control: C++ leveldb lost {lost} keys\n"));
 }
 
 fn rusty_leveldb_tables_hold_the_filter_blocks_this_library_builds() {
@@ -252,7 +252,7 @@ fn rusty_leveldb_tables_hold_the_filter_blocks_this_library_builds() {
             "{name}: filter block differs"
         );
     }
-    trials::print(&format!("{} tables checked\n", files.len()));
+    capture::print(&format!("{} tables checked\n", files.len()));
 }
 
 /// Reads the database C++ leveldb wrote in `db` with rusty-leveldb and `policy`: how many of
@@ -298,7 +298,7 @@ fn rusty_leveldb_reads_a_database_cxx_leveldb_writes() {
         queries.get(),
         ruled_out.get()
     );
-    trials::print(&format!(
+    capture::print(&format!(
         "{} filter queries, {} ruled out, for {} present and {absent} absent keys\n",
         queries.get(),
         ruled_out.get(),
@@ -370,7 +370,7 @@ fn rusty_leveldbs_own_policy_differs_from_leveldb_on_filters_under_2_bytes() {
         differ == expected,
         "rusty-leveldb's policy differs from leveldb on {differ:?}"
     );
-    trials::print(&format!(
+    capture::print(&format!(
         "{probes} probes: rusty-leveldb's policy differs on {} filters, all under 2 bytes\n",
         differ.len()
     ));
