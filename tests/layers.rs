@@ -54,8 +54,9 @@ const TEST_SUPPORT_LAYERS: &[(&str, u8)] = &[
     ("vectors", 2),
     ("filterblock_vectors", 2),
     ("readme", 2),
-    // Building the C test programs and tools/, fetching leveldb's packages.
+    // Building the C test programs, tools/ and the check tool, fetching leveldb's packages.
     ("c_harness", 3),
+    ("check_tool", 3),
     ("leveldb_tools", 3),
     ("packages", 3),
     // What runs those builds, and which tools this machine has.

@@ -1,5 +1,5 @@
 //! What leveldb-bloom's tests, benchmarks and fuzz seed writer share: where the repository and
-//! the built library are, where each test writes and what it prints, leveldb's reference
+//! the built library and tool are, where each test writes and what it prints, leveldb's reference
 //! vectors, random test data, leveldb's tables, the build of tools/ and of the C test programs
 //! and the runs of programs, running test programs on each path the CPU has, the databases of
 //! leveldb's C API next to this library, the leveldb packages some tests install from PyPI and
@@ -8,6 +8,7 @@
 
 pub mod c_harness;
 pub mod capture;
+pub mod check_tool;
 pub mod filterblock_vectors;
 pub mod isa;
 pub mod leveldb_tools;
