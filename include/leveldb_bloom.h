@@ -121,8 +121,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LEVELDB_BLOOM_VERSION_MAJOR 0
-#define LEVELDB_BLOOM_VERSION_MINOR 1
+#define LEVELDB_BLOOM_VERSION_MAJOR 1
+#define LEVELDB_BLOOM_VERSION_MINOR 0
 #define LEVELDB_BLOOM_VERSION_PATCH 0
 
 #ifdef __cplusplus

@@ -100,19 +100,13 @@ fn write_c_project(dir: &Path, name: &str, body: &str) {
     .expect("CMakeLists.txt written");
 }
 
-/// The versions the package must accept and refuse: its own major.minor, and the one before,
-/// which under 0.x is the previous minor (a 0.x minor may break the one before it).
+/// The versions the package must accept and refuse (the version policy, docs/RELEASING.md): the
+/// first of its major, as a program built against any earlier release of that major asks for it,
+/// and the major before, whose ABI it does not keep.
 fn accepted_and_refused_versions() -> (String, String) {
     let major: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
-    let minor: u32 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
-    let refused = match major {
-        0 => format!(
-            "0.{}",
-            minor.checked_sub(1).expect("a 0.x version past 0.0")
-        ),
-        _ => format!("{}.0", major - 1),
-    };
-    (format!("{major}.{minor}"), refused)
+    let previous = major.checked_sub(1).expect("a version from 1.0 on");
+    (format!("{major}.0"), format!("{previous}.0"))
 }
 
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for
@@ -260,6 +254,12 @@ fn configure_build_ctest_install_and_consume() {
     ] {
         assert!(prefix.join(file).is_file(), "{file} must be installed");
     }
+    // The tool only when asked for (below).
+    let tool = prefix.join("bin/leveldb-bloom");
+    assert!(
+        !tool.exists(),
+        "leveldb-bloom must not be installed unless asked for"
+    );
 
     // 1 and 2: find_package with the shared and the static target.
     let consumer_build = flow.build_consumer(&[]);
@@ -423,6 +423,21 @@ fn configure_build_ctest_install_and_consume() {
             && stderr.contains(&format!("compatible with requested version \"{refused}\"")),
         "find_package(leveldb_bloom {refused}) must refuse {}: {stderr}",
         env!("CARGO_PKG_VERSION")
+    );
+
+    // Asked for, the leveldb-bloom tool is built and installed to bin/.
+    run(Command::new("cmake")
+        .arg(&flow.build)
+        .arg("-DLEVELDB_BLOOM_TOOL=ON"));
+    run(Command::new("cmake")
+        .arg("--build")
+        .arg(&flow.build)
+        .args(["--target", "leveldb_bloom_tool"]));
+    flow.install();
+    let version = run(Command::new(&tool).arg("--version"));
+    assert_eq!(
+        version.trim(),
+        format!("leveldb-bloom {}", env!("CARGO_PKG_VERSION"))
     );
 }
 

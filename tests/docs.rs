@@ -1,15 +1,24 @@
-//! The README and docs/ stay true to the repository: every relative link names a file that
-//! exists, and a heading there when it has an anchor; the README's CMake lines are the consumer
-//! example's, which tests/cmake.rs builds.
+//! The README, docs/, the changelog and the test map (tests/README.md) stay true to the
+//! repository: every relative link names a file that exists, and a heading there when it has an
+//! anchor; the README's CMake lines are the consumer example's, which tests/cmake.rs builds; the
+//! changelog agrees with the version; the test map names every test file, and every variable
+//! with which CI requires a tool, which .ci/run sets.
 
 use std::path::PathBuf;
 
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::readme::code_blocks;
 
-/// The README and every page in docs/.
+/// Where each feature is tested, and what each test needs.
+const TEST_MAP: &str = "tests/README.md";
+
+/// The README, the changelog, the test map and every page in docs/.
 fn documents() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md")];
+    let mut files = vec![
+        root().join("README.md"),
+        root().join("CHANGELOG.md"),
+        root().join(TEST_MAP),
+    ];
     for entry in std::fs::read_dir(root().join("docs")).expect("docs/") {
         let path = entry.expect("docs/ entry").path();
         if path.extension().is_some_and(|ext| ext == "md") {
@@ -100,6 +109,109 @@ fn readme_cmake_lines_come_from_the_consumer_example() {
         assert!(
             consumer.lines().any(|have| have == line),
             "README's `{line}` is not in examples/cmake-consumer/CMakeLists.txt"
+        );
+    }
+}
+
+/// The files of `dir` (relative to the repository) whose names end with one of `suffixes`, as
+/// paths relative to the repository.
+fn files_in(dir: &str, suffixes: &[&str]) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| suffixes.iter().any(|suffix| name.ends_with(suffix)))
+        .map(|name| format!("{dir}/{name}"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_test_map_names_every_test_file() {
+    let map = std::fs::read_to_string(root().join(TEST_MAP)).expect(TEST_MAP);
+    let mut files = files_in("tests", &[".rs"]);
+    files.extend(files_in("c_tests", &[".c", ".cc"]));
+    files.extend(files_in("c_tests/with_leveldb", &[".c"]));
+    files.extend(files_in("src/path_tests", &[".rs"]));
+    files.extend(files_in("fuzz/fuzz_targets", &[".rs"]));
+    files.extend(files_in(".ci", &[""]));
+    assert!(files.len() > 40, "{files:?}");
+    let unnamed: Vec<&String> = files
+        .iter()
+        .filter(|file| !map.contains(&format!("`{file}`")))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "{TEST_MAP} must say what these test: {unnamed:?}"
+    );
+}
+
+/// Every `LEVELDB_BLOOM_REQUIRE_*` name in `text`.
+fn required_variables(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .split("LEVELDB_BLOOM_REQUIRE_")
+        .skip(1)
+        .map(|rest| {
+            let suffix: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            format!("LEVELDB_BLOOM_REQUIRE_{suffix}")
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_test_map_and_ci_have_every_variable_that_requires_a_tool() {
+    let read = |path: &str| std::fs::read_to_string(root().join(path)).expect(path);
+    let probes = required_variables(&read("test-support/src/tools.rs"));
+    assert!(probes.len() >= 8, "{probes:?}");
+    let (map, ci) = (read(TEST_MAP), read(".ci/run"));
+    assert_eq!(required_variables(&map), probes, "{TEST_MAP}'s variables");
+    for variable in &probes {
+        assert!(
+            ci.lines()
+                .any(|line| line == format!("export {variable}=1")),
+            ".ci/run must set {variable}=1"
+        );
+    }
+}
+
+/// CHANGELOG.md opens with `[Unreleased]`, and lists no release newer than Cargo.toml's version,
+/// which between releases is the next release's (docs/RELEASING.md).
+#[test]
+fn changelog_opens_with_unreleased_and_goes_no_further_than_the_version() {
+    let changelog = std::fs::read_to_string(root().join("CHANGELOG.md")).unwrap();
+    let parse = |version: &str| -> Vec<u32> {
+        version
+            .split('.')
+            .map(|part| part.parse().unwrap_or_else(|_| panic!("version {version}")))
+            .collect()
+    };
+    let ours = parse(env!("CARGO_PKG_VERSION"));
+    let mut releases = changelog
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .map(|heading| heading.trim_start_matches('[').split(']').next().unwrap());
+    assert_eq!(
+        releases.next(),
+        Some("Unreleased"),
+        "CHANGELOG.md's first section"
+    );
+    for release in releases {
+        assert!(
+            parse(release) <= ours,
+            "CHANGELOG.md lists {release}, newer than Cargo.toml's {}",
+            env!("CARGO_PKG_VERSION")
         );
     }
 }

@@ -41,7 +41,7 @@ use leveldb_bloom_test_support::paths::{root, system_library};
 use leveldb_bloom_test_support::process::run;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::assert_same_tables;
-use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
+use leveldb_bloom_test_support::{capture, tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
@@ -437,8 +437,8 @@ fn run_quietly(cmd: &mut Command) -> Ran {
         stderr: own.iter().map(|l| format!("{l}\n")).collect(),
         loader: loader.iter().map(|l| format!("{l}\n")).collect(),
     };
-    trials::print(&ran.stdout);
-    trials::eprint(&ran.stderr);
+    capture::print(&ran.stdout);
+    capture::eprint(&ran.stderr);
     ran
 }
 

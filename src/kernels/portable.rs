@@ -40,7 +40,8 @@ fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
 fn one_length(keys: &[&[u8]]) -> bool {
     let first = keys.first().map_or(0, |key| key.len());
     // A fold, not `all`: no early exit to branch on.
-    keys.iter().fold(true, |same, key| same & (key.len() == first))
+    keys.iter()
+        .fold(true, |same, key| same & (key.len() == first))
 }
 
 /// Sets the bits of the first `n` keys of a chunk.
@@ -51,6 +52,11 @@ pub(crate) fn fill_chunk(
     n: usize,
     array: &mut [u8],
 ) {
+    // Positions made for a larger array than this one: every bit set, so that no key is missed.
+    if positions.len as usize > array.len() {
+        array.fill(0xff);
+        return;
+    }
     let keys = &keys[..n.min(CHUNK)];
     let lemire = LemirePositions::new(array.len());
     if one_length(keys) {

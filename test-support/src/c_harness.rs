@@ -267,6 +267,12 @@ fn link_with(cmd: &mut Command, dir: &Path, name: &str, program: &Program, link:
     }
 }
 
+/// The soname CMake gives the build without leveldb's names: its major version's.
+const PREFIXED_SONAME: &str = concat!(
+    "libleveldb_bloom_prefixed.so.",
+    env!("LEVELDB_BLOOM_VERSION_MAJOR")
+);
+
 /// The build without leveldb's names, as CMake makes and installs it (cargo's
 /// `--no-default-features`): `libleveldb_bloom_prefixed.a`, and `.so` with its soname, in a
 /// folder of the test program's own, built once per test process (cargo's target folder, which
@@ -282,18 +288,15 @@ pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
                 .args(["--crate-type", "cdylib,staticlib", "--target", TARGET])
                 .arg("--target-dir")
                 .arg(&target)
-                .args([
-                    "--",
-                    "-C",
-                    "link-arg=-Wl,-soname,libleveldb_bloom_prefixed.so.0",
-                ])
+                .args(["--", "-C"])
+                .arg(format!("link-arg=-Wl,-soname,{PREFIXED_SONAME}"))
                 .current_dir(root()),
         );
         let built_dir = target.join(TARGET).join("debug");
         let dir = scratch::claim(scratch::fresh(tmp_dir.program().join("prefixed-lib")));
         for (built, name) in [
             ("libleveldb_bloom.a", "libleveldb_bloom_prefixed.a"),
-            ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
+            ("libleveldb_bloom.so", PREFIXED_SONAME),
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so"),
         ] {
             std::fs::copy(built_dir.join(built), dir.join(name)).expect("copy");
