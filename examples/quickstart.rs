@@ -6,15 +6,22 @@
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader};
 
 fn main() {
-    let keys: Vec<Vec<u8>> = (0..10_000).map(|i| format!("user:{i:08}").into_bytes()).collect();
+    let keys: Vec<Vec<u8>> = (0..10_000)
+        .map(|i| format!("user:{i:08}").into_bytes())
+        .collect();
 
     // 10 bits per key is leveldb's usual setting (NewBloomFilterPolicy(10)): about 1% false
     // positives. Building appends to the buffer, as leveldb's CreateFilter does.
     let policy = BloomPolicy::new(10);
     let mut filter = Vec::new();
     policy.create_filter(&keys, &mut filter);
-    println!("{}: {} keys -> {} byte filter, path {}", policy.name(), keys.len(), filter.len(),
-        leveldb_bloom::isa());
+    println!(
+        "{}: {} keys -> {} byte filter, path {}",
+        policy.name(),
+        keys.len(),
+        filter.len(),
+        leveldb_bloom::isa()
+    );
 
     // A bloom filter never misses a key it was built from: all of them asked in one batch call.
     let mut found = vec![false; keys.len()];
@@ -31,7 +38,12 @@ fn main() {
     println!("false positives: {false_positives} of {absent}");
 
     // The same bytes written into a buffer of one's own, of the size filter_len gives.
-    let mut own = vec![0; policy.filter_len(keys.len()).expect("a filter this size fits")];
+    let mut own = vec![
+        0;
+        policy
+            .filter_len(keys.len())
+            .expect("a filter this size fits")
+    ];
     policy.fill_filter(keys.iter().map(Vec::as_slice), &mut own);
     assert_eq!(own, filter);
 

@@ -12,7 +12,11 @@ fn main() {
     let mut options = rusty_leveldb::in_memory(); // or Options::default(), on disk
     options.filter_policy = Rc::new(Box::new(BloomPolicy::new(10)));
     let mut db = rusty_leveldb::DB::open("fruit.db", options).expect("an in-memory database");
-    for (key, value) in [("apple", "red"), ("banana", "yellow"), ("cherry", "dark red")] {
+    for (key, value) in [
+        ("apple", "red"),
+        ("banana", "yellow"),
+        ("cherry", "dark red"),
+    ] {
         db.put(key.as_bytes(), value.as_bytes()).expect("put");
     }
     db.compact_range(b"a", b"z").expect("compaction"); // into a table, with its filters

@@ -39,6 +39,7 @@ int main(void) {
 
   /* This library by its own names: a filter for three keys, and a query. */
   leveldb_bloom_filterpolicy_t *policy = leveldb_bloom_filterpolicy_create_bloom(10);
+  if (policy == NULL) return 1;
   const char *keys[] = {"apple", "banana", "cherry"};
   size_t lengths[] = {5, 6, 6};
   size_t filter_length = 0;

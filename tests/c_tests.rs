@@ -9,14 +9,12 @@ use leveldb_bloom_test_support::c_harness::{
     FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, build_prefixed, command, compiler,
     prefixed_library, program, programs, run, run_on,
 };
-use leveldb_bloom_test_support::leveldb_tools::build_tool;
-use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
 use leveldb_bloom_test_support::docs::code_blocks;
 #[cfg(target_os = "linux")]
 use leveldb_bloom_test_support::docs::{UserShell, test_block};
+use leveldb_bloom_test_support::leveldb_tools::build_tool;
+use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
 use leveldb_bloom_test_support::scratch::claim;
-#[cfg(target_os = "linux")]
-use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials, with_leveldb};
 

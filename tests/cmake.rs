@@ -230,7 +230,11 @@ fn readme_shell(name: &str) -> UserShell {
 fn readme_cmake_and_pkg_config_commands() {
     let shell = readme_shell("readme");
     let consumers = shell.run("cmake-install");
-    assert_eq!(consumers.matches("3 of 3 keys found").count(), 2, "{consumers}");
+    assert_eq!(
+        consumers.matches("3 of 3 keys found").count(),
+        2,
+        "{consumers}"
+    );
     let consumer_build = shell.checkout.join("consumer-build");
     assert!(needs(&consumer_build.join("consumer_shared"), SONAME));
     assert!(!needs(&consumer_build.join("consumer_static"), SONAME));

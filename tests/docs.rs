@@ -7,7 +7,6 @@
 //! with which CI requires a tool, which .ci/run sets.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use leveldb_bloom_test_support::docs::{Block, blocks, code_blocks, documents, split_apt_line};
 use leveldb_bloom_test_support::paths::root;
@@ -217,7 +216,10 @@ fn shell_blocks() -> Vec<Block> {
 /// Where `block` is, for messages: its document and first line.
 fn whereabouts(block: &Block) -> String {
     let first = block.body.lines().next().unwrap_or_default();
-    let document = block.document.strip_prefix(root()).unwrap_or(&block.document);
+    let document = block
+        .document
+        .strip_prefix(root())
+        .unwrap_or(&block.document);
     format!("{}: the block `{first}`", document.display())
 }
 
@@ -230,7 +232,10 @@ fn test_sources() -> String {
             let path = entry.expect("an entry").path();
             if path.is_dir() {
                 folders.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs" || ext == "py") {
+            } else if path
+                .extension()
+                .is_some_and(|ext| ext == "rs" || ext == "py")
+            {
                 sources += &std::fs::read_to_string(&path).expect("a test source");
             }
         }
@@ -246,11 +251,16 @@ fn ci_packages(ci_run: &str) -> BTreeSet<String> {
     for line in ci_run.lines() {
         let installing = line.starts_with("apt-get install") || continued;
         if installing || line.starts_with("node_packages=(") {
-            let words = line.trim_start_matches("node_packages=(").trim_end_matches(')');
+            let words = line
+                .trim_start_matches("node_packages=(")
+                .trim_end_matches(')');
             packages.extend(
                 words
                     .split_whitespace()
-                    .filter(|word| word.chars().all(|c| c.is_ascii_alphanumeric() || "-.+".contains(c)))
+                    .filter(|word| {
+                        word.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-.+".contains(c))
+                    })
                     .map(str::to_owned),
             );
         }
@@ -262,7 +272,10 @@ fn ci_packages(ci_run: &str) -> BTreeSet<String> {
 #[test]
 fn every_shell_block_is_run_by_a_test_or_ci_or_marked() {
     let ci_run = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
-    let ci_lines: Vec<Vec<&str>> = ci_run.lines().map(|l| l.split_whitespace().collect()).collect();
+    let ci_lines: Vec<Vec<&str>> = ci_run
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     let packages = ci_packages(&ci_run);
     let sources = test_sources();
     let mut names = BTreeSet::new();
@@ -281,7 +294,10 @@ fn every_shell_block_is_run_by_a_test_or_ci_or_marked() {
             }
             Some(tag) if tag.starts_with("test:") => {
                 let name = &tag["test:".len()..];
-                assert!(names.insert(name.to_owned()), "{at}: a second block is {tag}");
+                assert!(
+                    names.insert(name.to_owned()),
+                    "{at}: a second block is {tag}"
+                );
                 assert!(
                     sources.contains(&format!("\"{name}\"")),
                     "{at}: no test runs {tag} (no test source names \"{name}\")"

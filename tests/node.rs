@@ -9,8 +9,8 @@ use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::Path;
 use std::process::Command;
 
-use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::docs::{UserShell, code_blocks};
+use leveldb_bloom_test_support::paths::{lib_dir, root};
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
 

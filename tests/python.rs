@@ -27,7 +27,11 @@ fn main() {
         )
     });
     let mut tests: Vec<_> = per_path.collect();
-    tests.push(trial!(readme_python_commands_install_the_package, Pytest, Venv));
+    tests.push(trial!(
+        readme_python_commands_install_the_package,
+        Pytest,
+        Venv
+    ));
     trials::run(tests);
 }
 
@@ -72,7 +76,10 @@ fn readme_python_commands_install_the_package() {
     let shell = UserShell::new(claim(tmp_dir!().outside_checkout("readme")))
         .shared_target(&tmp_dir!().cargo_target("readme-cargo"));
     let output = shell.run("python");
-    assert!(output.contains("members found:   10000 of 10000"), "{output}");
+    assert!(
+        output.contains("members found:   10000 of 10000"),
+        "{output}"
+    );
 
     // The package imported is the venv's, and loads the library pip built into it.
     let venv = shell.home.join(".venvs/leveldb-bloom");
@@ -96,8 +103,14 @@ fn readme_python_commands_install_the_package() {
         venv.display()
     )));
     let arch = std::env::consts::ARCH;
-    for line in ["Root-Is-Purelib: false".to_owned(), format!("Tag: py3-none-linux_{arch}")] {
-        assert!(wheel.lines().any(|have| have == line), "WHEEL lacks `{line}`: {wheel}");
+    for line in [
+        "Root-Is-Purelib: false".to_owned(),
+        format!("Tag: py3-none-linux_{arch}"),
+    ] {
+        assert!(
+            wheel.lines().any(|have| have == line),
+            "WHEEL lacks `{line}`: {wheel}"
+        );
     }
 
     // The suite, against the installed package, with none of the tests' variables: none skipped.
@@ -112,10 +125,17 @@ fn readme_python_commands_install_the_package() {
         shell
             .command(&python)
             .args(["-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs"])
-            .arg(format!("--basetemp={}", shell.home.join("pytest").display()))
+            .arg(format!(
+                "--basetemp={}",
+                shell.home.join("pytest").display()
+            ))
             .arg(&tests),
     );
-    let last = summary.lines().rev().find(|line| !line.is_empty()).unwrap_or_default();
+    let last = summary
+        .lines()
+        .rev()
+        .find(|line| !line.is_empty())
+        .unwrap_or_default();
     assert!(
         last.contains(" passed") && !last.contains("skipped"),
         "pytest in the venv: {last}"

@@ -31,7 +31,10 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn readme_rust_commands_build_this_library_as_rlib_only() {
     let shell = UserShell::new(claim(tmp_dir!().outside_checkout("rust")));
     let output = shell.run("rust");
-    assert!(output.contains("members found:   10000 of 10000"), "{output}");
+    assert!(
+        output.contains("members found:   10000 of 10000"),
+        "{output}"
+    );
     assert!(output.contains("filter block: "), "{output}");
 
     let built = files(&shell.home.join("bloom-demo/target"));
@@ -40,14 +43,21 @@ fn readme_rust_commands_build_this_library_as_rlib_only() {
         .iter()
         .map(name)
         .filter(|file| file.starts_with("libleveldb_bloom") || file.starts_with("leveldb_bloom"))
-        .filter(|file| [".so", ".a", ".dylib", ".dll", ".lib"].iter().any(|ext| file.ends_with(ext)))
+        .filter(|file| {
+            [".so", ".a", ".dylib", ".dll", ".lib"]
+                .iter()
+                .any(|ext| file.ends_with(ext))
+        })
         .collect();
     assert!(
         c_libraries.is_empty(),
         "a crate depending on this one built its C libraries: {c_libraries:?}"
     );
     assert!(
-        built.iter().map(name).any(|file| file.starts_with("libleveldb_bloom-") && file.ends_with(".rlib")),
+        built
+            .iter()
+            .map(name)
+            .any(|file| file.starts_with("libleveldb_bloom-") && file.ends_with(".rlib")),
         "no rlib of this library among {} files built",
         built.len()
     );

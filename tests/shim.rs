@@ -510,7 +510,6 @@ fn assert_static_shim(build: Build) {
     assert_holds_the_shim(&program(build));
 }
 
-/// [`assert_static_shim`] for the executable `exe`.
 /// The README's "Inside leveldb" commands as a user pastes them: the shim built with RTTI, as
 /// Debian's leveldb is; examples/shim_example.cc, which knows nothing of this library, preloaded
 /// with it and linked with its archive ahead of libleveldb.a. It must read every key back, and
@@ -534,6 +533,7 @@ fn readme_shim_commands_run_the_example() {
     assert_holds_the_shim(&shell.checkout.join("shim_example_static"));
 }
 
+/// [`assert_static_shim`] for the executable `exe`.
 fn assert_holds_the_shim(exe: &Path) {
     let symbols = run(Command::new("nm").arg("-C").arg(exe));
     let exe = exe.display();

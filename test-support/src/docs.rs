@@ -44,8 +44,8 @@ pub struct Block {
 
 /// Every fenced block of `document`, in order.
 pub fn blocks(document: &Path) -> Vec<Block> {
-    let text = std::fs::read_to_string(document)
-        .unwrap_or_else(|e| panic!("{}: {e}", document.display()));
+    let text =
+        std::fs::read_to_string(document).unwrap_or_else(|e| panic!("{}: {e}", document.display()));
     let mut blocks = Vec::new();
     let mut open: Option<Block> = None;
     for line in text.lines() {
@@ -67,7 +67,11 @@ pub fn blocks(document: &Path) -> Vec<Block> {
             (None, None) => {}
         }
     }
-    assert!(open.is_none(), "{}: a code block is not closed", document.display());
+    assert!(
+        open.is_none(),
+        "{}: a code block is not closed",
+        document.display()
+    );
     blocks
 }
 
@@ -84,8 +88,8 @@ pub fn code_blocks(lang: &str) -> Vec<String> {
 pub fn test_block(name: &str) -> Block {
     let tag = format!("test:{name}");
     let mut found = documents()
-        .iter()
-        .flat_map(|document| blocks(document))
+        .into_iter()
+        .flat_map(|document| blocks(&document))
         .filter(|block| block.tag.as_deref() == Some(tag.as_str()));
     let block = found
         .next()
@@ -126,7 +130,13 @@ impl UserShell {
         let checkout = home.join("leveldb-bloom");
         let listed = process::run(
             Command::new("git")
-                .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+                .args([
+                    "ls-files",
+                    "-z",
+                    "--cached",
+                    "--others",
+                    "--exclude-standard",
+                ])
                 .current_dir(root()),
         );
         for file in listed.split('\0').filter(|file| !file.is_empty()) {
@@ -184,7 +194,10 @@ impl UserShell {
         let mut cmd = Command::new(program);
         cmd.current_dir(&self.checkout)
             .env("CARGO_HOME", kept("CARGO_HOME", real_home.join(".cargo")))
-            .env("RUSTUP_HOME", kept("RUSTUP_HOME", real_home.join(".rustup")))
+            .env(
+                "RUSTUP_HOME",
+                kept("RUSTUP_HOME", real_home.join(".rustup")),
+            )
             .env("HOME", &self.home)
             .env_remove("LD_LIBRARY_PATH")
             .env_remove("CARGO_TARGET_DIR");

@@ -34,14 +34,24 @@ pub fn lib_dir() -> PathBuf {
             let above = profile_dir.parent().expect("the target folder");
             let target = env!("LEVELDB_BLOOM_TEST_TARGET");
             let cross = above.file_name().is_some_and(|name| name == target);
-            let target_dir = if cross { above.parent().expect("the target folder") } else { above };
+            let target_dir = if cross {
+                above.parent().expect("the target folder")
+            } else {
+                above
+            };
             let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let mut cmd = Command::new(cargo);
-            cmd.args(["rustc", "--locked", "--lib", "--crate-type", "cdylib,staticlib"])
-                .args(["--profile", profile])
-                .arg("--target-dir")
-                .arg(target_dir)
-                .current_dir(root());
+            cmd.args([
+                "rustc",
+                "--locked",
+                "--lib",
+                "--crate-type",
+                "cdylib,staticlib",
+            ])
+            .args(["--profile", profile])
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(root());
             if cross {
                 cmd.args(["--target", target]);
             }
