@@ -38,8 +38,8 @@ mod cannot_panic;
 mod block_format;
 mod format;
 // leveldb's hash, and the scalar filter every kernel is tested against. Public, and hidden from
-// the docs, for the tests, benchmarks and fuzz targets, which compare every path with them: not
-// part of the API, which may change them in any release.
+// the docs, for the tests, benchmarks and fuzz targets, which compare every path with them, and
+// the workspace's check tool: not part of the API, which may change them in any release.
 #[doc(hidden)]
 pub mod hash;
 #[doc(hidden)]

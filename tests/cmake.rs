@@ -300,6 +300,12 @@ fn configure_build_ctest_install_and_consume() {
     ] {
         assert!(prefix.join(file).is_file(), "{file} must be installed");
     }
+    // The tool only when asked for (below).
+    let tool = prefix.join("bin/leveldb-bloom");
+    assert!(
+        !tool.exists(),
+        "leveldb-bloom must not be installed unless asked for"
+    );
 
     // 1 and 2: find_package with the shared and the static target.
     let consumer_build = flow.build_consumer(&[]);
@@ -463,6 +469,21 @@ fn configure_build_ctest_install_and_consume() {
             && stderr.contains(&format!("compatible with requested version \"{refused}\"")),
         "find_package(leveldb_bloom {refused}) must refuse {}: {stderr}",
         env!("CARGO_PKG_VERSION")
+    );
+
+    // Asked for, the leveldb-bloom tool is built and installed to bin/.
+    run(Command::new("cmake")
+        .arg(&flow.build)
+        .arg("-DLEVELDB_BLOOM_TOOL=ON"));
+    run(Command::new("cmake")
+        .arg("--build")
+        .arg(&flow.build)
+        .args(["--target", "leveldb_bloom_tool"]));
+    flow.install();
+    let version = run(Command::new(&tool).arg("--version"));
+    assert_eq!(
+        version.trim(),
+        format!("leveldb-bloom {}", env!("CARGO_PKG_VERSION"))
     );
 }
 

@@ -204,7 +204,8 @@ fn changelog_opens_with_unreleased_and_goes_no_further_than_the_version() {
 }
 
 /// Every shell block of the README and docs/ (those in ```` ```sh ````, ```` ```bash ````, or no
-/// language at all; a program's output goes in ```` ```text ````).
+/// language at all; a program's output, or a synopsis with placeholders, goes in
+/// ```` ```text ````).
 fn shell_blocks() -> Vec<Block> {
     documents()
         .iter()

@@ -52,9 +52,10 @@ const TEST_SUPPORT_LAYERS: &[(&str, u8)] = &[
     ("paths", 2),
     ("vectors", 2),
     ("filterblock_vectors", 2),
-    // Building the C test programs and tools/, fetching leveldb's packages; the README's and
-    // docs/' blocks, and a user's machine to run them on.
+    // Building the C test programs, tools/ and the check tool, fetching leveldb's packages; the
+    // README's and docs/' blocks, and a user's machine to run them on.
     ("c_harness", 3),
+    ("check_tool", 3),
     ("docs", 3),
     ("leveldb_tools", 3),
     ("packages", 3),
