@@ -764,7 +764,9 @@ fn docs_install_and_fpr_commands_run() {
     let shell = UserShell::new(claim(tmp_dir!().outside_checkout("docs")));
     let cargo_root = shell.home.join(".cargo");
     let path = std::iter::once(cargo_root.join("bin"))
-        .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()))
+        .chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ))
         .collect::<Vec<_>>();
     let shell = shell
         .env("CARGO_INSTALL_ROOT", &cargo_root)
