@@ -154,7 +154,7 @@ fn work() -> PathBuf {
 /// The shim's CMake builds (-DLEVELDB_BLOOM_SHIM=ON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Shim {
-    /// As the README builds it: without RTTI.
+    /// Without RTTI, as upstream leveldb's own build is (docs/SHIM.md).
     Plain,
     /// -DLEVELDB_BLOOM_SHIM_RTTI=ON, as Debian's leveldb is built.
     Rtti,
@@ -733,7 +733,7 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
 }
 
 /// c_tests/with_leveldb/db.c with leveldb's C API alone (-DLEVELDB_ONLY), compiled and linked
-/// by cc as the README's "With leveldb's C API in the same program" shows: with -lleveldb, for a
+/// by cc as docs/WITH_LEVELDB.md shows: with -lleveldb, for a
 /// preload; with the shim's archive ahead of libleveldb.a. Built once per run each.
 fn c_program(build: Build) -> PathBuf {
     let out = claim(work().join(format!("db-c-{build:?}").replace('(', "-").replace(')', "")));
