@@ -330,3 +330,41 @@ fn readme_is_at_most_250_lines() {
         "README.md has {lines} lines, more than 250: move detail to docs/"
     );
 }
+
+/// Every README section the map ("Which of these are you?") links to opens with its commands:
+/// a code block in its first 6 lines, within the first screen.
+#[test]
+fn each_users_section_opens_with_its_commands() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let map = readme
+        .split("## Which of these are you?")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("the README has its map");
+    let sections: Vec<&str> = links(map)
+        .into_iter()
+        .filter_map(|link| link.strip_prefix('#').map(str::to_owned))
+        .map(|fragment| {
+            readme
+                .split("\n## ")
+                .find(|section| anchor(section.lines().next().unwrap_or_default()) == fragment)
+                .unwrap_or_else(|| panic!("no README section #{fragment}"))
+        })
+        .collect();
+    assert!(
+        sections.len() >= 8,
+        "the map links {} sections",
+        sections.len()
+    );
+    for section in sections {
+        let title = section.lines().next().unwrap_or_default();
+        assert!(
+            section
+                .lines()
+                .skip(1)
+                .take(6)
+                .any(|line| line.starts_with("```")),
+            "README's \"{title}\" does not open with its commands (a code block in its first 6 lines)"
+        );
+    }
+}
