@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader, POLICY_NAME};
 use leveldb_bloom_reader::{BLOCK_TRAILER, BlockHandle, TABLE_MAGIC, block_crc};
 use leveldb_bloom_test_support::check_tool::leveldb_bloom;
+use leveldb_bloom_test_support::docs::UserShell;
 use leveldb_bloom_test_support::leveldb_tools::{leveldb_db, write_key_file};
 use leveldb_bloom_test_support::process;
 use leveldb_bloom_test_support::random::random_strings;
@@ -45,6 +46,7 @@ fn main() {
         trial!(recompressed_tables_are_read, Leveldb),
         trial!(a_database_plyvel_writes_has_leveldbs_filters, Plyvel),
         trial!(a_database_being_written_is_checked_as_it_changes, Leveldb),
+        trial!(docs_install_and_fpr_commands_run),
     ]);
 }
 
@@ -753,4 +755,27 @@ fn a_database_being_written_is_checked_as_it_changes() {
     let checked = report["tables_checked"].as_u64().unwrap() as usize;
     assert_eq!(checked + unlisted(&report), table_files(&[&db]));
     assert!(runs > 0, "the check never ran while leveldb wrote");
+}
+
+/// docs/CHECK.md's install and fpr commands as a user pastes them: `cargo install` puts the tool
+/// in the user's own cargo folder (here, in the user's home), on PATH first; the rate table has a
+/// row for each of the 20 settings.
+fn docs_install_and_fpr_commands_run() {
+    let shell = UserShell::new(claim(tmp_dir!().outside_checkout("docs")));
+    let cargo_root = shell.home.join(".cargo");
+    let path = std::iter::once(cargo_root.join("bin"))
+        .chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ))
+        .collect::<Vec<_>>();
+    let shell = shell
+        .env("CARGO_INSTALL_ROOT", &cargo_root)
+        .env("PATH", std::env::join_paths(path).expect("PATH"));
+    shell.run("check-install");
+    assert!(cargo_root.join("bin/leveldb-bloom").is_file());
+    let table = shell.run("check-fpr");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert!(table.starts_with("bits/key  probes"), "{table}");
+    assert_eq!(rows.len(), 20, "{table}");
+    assert!(rows[9].starts_with("10        6       10000"), "{table}");
 }
