@@ -2,6 +2,8 @@
 //! they were built with, their false-positive rate in theory, and the filters of the other
 //! writers the check can name.
 
+use std::collections::HashMap;
+
 use leveldb_bloom::{BlockKeys, BloomPolicy, FilterBlockError, FilterPolicy};
 
 /// The name leveldb 1.23 (and every version since 1.5 or so) records its bloom filters under.
@@ -47,19 +49,27 @@ pub fn filters(block: &[u8]) -> Vec<Option<&[u8]>> {
 /// was built from: the one whose filters have their lengths and probe counts (filters of no key
 /// say nothing). Ties go to the smallest; 10, leveldb's usual, when nothing is known.
 pub fn infer_bits_per_key(filters: &[(&[u8], u64)]) -> u32 {
+    // A table's filters come in few shapes (key count, length, probe count): each shape is tried
+    // once per setting, however many filters have it.
+    let mut shapes: HashMap<(u64, usize, Option<u8>), usize> = HashMap::new();
+    for (filter, keys) in filters.iter().filter(|(_, keys)| *keys > 0) {
+        *shapes
+            .entry((*keys, filter.len(), filter.last().copied()))
+            .or_default() += 1;
+    }
     let explained = |bits: u32| {
         let policy = BloomPolicy::new(bits);
-        filters
+        shapes
             .iter()
-            .filter(|(filter, keys)| {
-                *keys > 0
-                    && usize::try_from(*keys)
-                        .ok()
-                        .and_then(|keys| policy.filter_len(keys))
-                        == Some(filter.len())
-                    && filter.last() == Some(&policy.num_probes())
+            .filter(|((keys, len, probes), _)| {
+                usize::try_from(*keys)
+                    .ok()
+                    .and_then(|keys| policy.filter_len(keys))
+                    == Some(*len)
+                    && *probes == Some(policy.num_probes())
             })
-            .count()
+            .map(|(_, filters)| filters)
+            .sum::<usize>()
     };
     // leveldb's probe count stops growing at 44 bits per key; a filter's length tells past that.
     let best = (1..=200).max_by_key(|&bits| (explained(bits), std::cmp::Reverse(bits)));
