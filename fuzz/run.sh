@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 60) under AddressSanitizer, as many at once as
 # the machine has cores, starting from the committed seeds (fuzz/seeds/<target>, written by
-# examples/write_seeds.rs from the reference vectors) plus a scratch corpus, and prints the
-# executions each reached. Any difference from the oracle or leveldb, or any crash, stops that
-# target and fails the run (a non-zero exit), with the input in fuzz/artifacts/<target>/.
+# examples/write_seeds.rs from the reference vectors; table_reader's are small tables and a
+# MANIFEST the system leveldb wrote through tools/leveldb_db.cc, and blocks compressed by
+# python3's zlib and zstd's command) plus a scratch corpus, and prints the executions each
+# reached. Any difference from the oracle or leveldb, or any crash, stops that target and fails
+# the run (a non-zero exit), with the input in fuzz/artifacts/<target>/.
 #
 # Needs cargo-fuzz (cargo install --locked cargo-fuzz@0.13.2) and, to compare against leveldb
 # too, libleveldb-dev (LEVELDB_BLOOM_REQUIRE_LEVELDB=1 makes its absence an error); filter_block

@@ -9,12 +9,12 @@ use leveldb_bloom_test_support::c_harness::{
     FULL, Link, NATIVE_STATIC_LIBS, Program, TARGET, build, build_each, build_prefixed, command,
     compiler, prefixed_library, program, programs, run, run_on,
 };
+use leveldb_bloom_test_support::docs::code_blocks;
+#[cfg(target_os = "linux")]
+use leveldb_bloom_test_support::docs::{UserShell, test_block};
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
-use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::scratch::claim;
-#[cfg(target_os = "linux")]
-use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials, with_leveldb};
 
@@ -51,7 +51,7 @@ fn main() {
         trial!(readme_c_examples_compile_and_run),
         // Linux: LD_LIBRARY_PATH and readelf.
         #[cfg(target_os = "linux")]
-        trial!(readme_link_line_from_the_build_tree),
+        trial!(build_tree_link_lines),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
         trial!(
@@ -440,68 +440,39 @@ fn readme_c_examples_compile_and_run() {
     }
 }
 
-/// The README's link line from the build tree, run as written: its C example compiled with
-/// `-Iinclude -Ltarget/release -lleveldb_bloom` and started with `LD_LIBRARY_PATH=target/release`,
-/// in a folder whose include/ is the repository's and whose target/release holds the libraries
-/// this `cargo test` built (so the block's `cargo build` line is left out); then its static line
-/// with `cc -static`, which must give a program with no dynamic section.
+/// docs/PLATFORMS.md's static and shared links from the build tree, as a user pastes them, with
+/// cargo's release build shared with the other tests that run the README's commands; then its
+/// static line with `cc -static`, which must give a program with no dynamic section.
 #[cfg(target_os = "linux")]
-fn readme_link_line_from_the_build_tree() {
-    let block = code_blocks("sh")
-        .into_iter()
-        .find(|b| b.contains("-Ltarget/release"))
-        .expect("the README has a ```sh block linking with -Ltarget/release");
-    let script: Vec<&str> = block
-        .lines()
-        .filter(|line| !line.starts_with("cargo build"))
-        .collect();
-    let example = code_blocks("c")
-        .into_iter()
-        .next()
-        .expect("the README has a C example");
-
-    let dir = fresh(tmp_dir!().trial().join("readme-link-line"));
-    let release = dir.join("target/release");
-    std::fs::create_dir_all(&release).unwrap();
-    std::os::unix::fs::symlink(root().join("include"), dir.join("include")).unwrap();
-    for library in ["libleveldb_bloom.so", "libleveldb_bloom.a"] {
-        std::os::unix::fs::symlink(lib_dir().join(library), release.join(library)).unwrap();
-    }
-    std::fs::write(dir.join("app.c"), example).unwrap();
-
-    let sh = |script: &str| {
-        process::run(
-            Command::new("sh")
-                .arg("-ec")
-                .arg(script)
-                .current_dir(&dir)
-                .env_remove("LD_LIBRARY_PATH"),
-        )
-    };
-    let stdout = sh(&script.join("\n"));
-    assert!(stdout.contains("banana may match: 1"), "{stdout}");
+fn build_tree_link_lines() {
+    let shell = UserShell::new(claim(tmp_dir!().outside_checkout("build-tree")))
+        .shared_target(&tmp_dir!().cargo_target("readme-cargo"));
+    let stdout = shell.run("build-tree");
+    let found = "members found:   10000 of 10000";
+    assert_eq!(stdout.matches(found).count(), 2, "{stdout}");
     let dynamic = process::run(
         Command::new("readelf")
-            .args(["-d", "app"])
-            .current_dir(&dir),
+            .arg("-d")
+            .arg(shell.checkout.join("quickstart")),
     );
     assert!(
         dynamic.contains("[libleveldb_bloom.so]"),
         "the program must load libleveldb_bloom.so"
     );
 
-    let static_line = script
-        .iter()
+    let block = test_block("build-tree").body;
+    let static_line = block
+        .lines()
         .find(|line| line.starts_with("cc ") && line.contains("libleveldb_bloom.a"))
         .expect("the block links the static library");
     let fully_static = static_line
         .replacen("cc ", "cc -static ", 1)
-        .replace("-o app-static", "-o app-fully-static");
-    let stdout = sh(&format!(
-        "{fully_static}\n./app-fully-static\nreadelf -d app-fully-static"
-    ));
+        .replace("-o quickstart-static", "-o quickstart-fully-static");
+    let stdout = process::run(shell.command("sh").arg("-ec").arg(format!(
+        "{fully_static}\n./quickstart-fully-static\nreadelf -d quickstart-fully-static"
+    )));
     assert!(
-        stdout.contains("banana may match: 1") && stdout.contains("There is no dynamic section"),
+        stdout.contains(found) && stdout.contains("There is no dynamic section"),
         "`{fully_static}`: {stdout}"
     );
 }

@@ -48,14 +48,15 @@ const TEST_SUPPORT_LAYERS: &[(&str, u8)] = &[
     ("tables", 0),
     // Running programs, their output into the test's.
     ("process", 1),
-    // Where the repository and the libraries are, and what the repository holds: the vectors,
-    // the README's blocks.
+    // Where the repository and the libraries are, and what the repository holds: the vectors.
     ("paths", 2),
     ("vectors", 2),
     ("filterblock_vectors", 2),
-    ("readme", 2),
-    // Building the C test programs and tools/, fetching leveldb's packages.
+    // Building the C test programs, tools/ and the check tool, fetching leveldb's packages; the
+    // README's and docs/' blocks, and a user's machine to run them on.
     ("c_harness", 3),
+    ("check_tool", 3),
+    ("docs", 3),
     ("leveldb_tools", 3),
     ("packages", 3),
     // What runs those builds, and which tools this machine has.

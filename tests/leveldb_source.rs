@@ -1,6 +1,6 @@
-//! leveldb's own build, with the shim in place of util/bloom.cc by shim/build-leveldb (the
-//! README's recipe), on the leveldb source tree LEVELDB_BLOOM_LEVELDB_SRC names (CI: Debian's
-//! leveldb 1.23, fetched by .ci/run). Every test program that build makes passes; its
+//! leveldb's own build, with the shim in place of util/bloom.cc by shim/build-leveldb
+//! (docs/SHIM.md's recipe), on the leveldb source tree LEVELDB_BLOOM_LEVELDB_SRC names (CI:
+//! Debian's leveldb 1.23, fetched by .ci/run). Every test program that build makes passes; its
 //! libleveldb.a has no bloom filter of its own; a build whose KeyMayMatch always answers false
 //! fails bloom_test, db_test and c_test; and its db_bench writes the .ldb files a stock build of
 //! the same source writes, byte for byte.

@@ -34,7 +34,8 @@ native = _load_native()
 SDIST_CRATE = "rust"
 # What building the library needs: the manifest, the lock file, the build script, the sources,
 # and what the manifest declares (cargo refuses one whose targets, workspace members or path
-# dependencies are missing): the benches, the tests and the test support crate.
+# dependencies are missing): the benches, the tests, the test support crate, and the check tool
+# and its reader (workspace members).
 CRATE_FILES = [
     "Cargo.toml",
     "Cargo.lock",
@@ -43,6 +44,8 @@ CRATE_FILES = [
     "benches",
     "tests",
     "test-support",
+    "reader",
+    "cli",
 ]
 
 CRATE = HERE / SDIST_CRATE

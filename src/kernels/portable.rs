@@ -6,10 +6,13 @@ use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
 use crate::kernels::positions::{LemirePositions, ProbePositions};
 
-/// Writes `bloom_hash(keys[i])` to `hashes[i]`.
+/// Writes `bloom_hash(keys[i])` to `hashes[i]`, a chunk at a time as the queries hash them.
+#[cfg(test)]
 pub(crate) fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
-    for (key, hash) in keys.iter().zip(hashes) {
-        *hash = bloom_hash(key);
+    for (keys, hashes) in keys.chunks(CHUNK).zip(hashes.chunks_mut(CHUNK)) {
+        let mut chunk = [crate::kernels::keys::NO_KEY; CHUNK];
+        chunk[..keys.len()].copy_from_slice(keys);
+        hashes.copy_from_slice(&hash_chunk(&chunk, keys.len())[..keys.len()]);
     }
 }
 
@@ -17,9 +20,28 @@ pub(crate) fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
 fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
     let mut hashes = [0; CHUNK];
     // n <= CHUNK; `min` shows the compiler, without a panic path.
-    let n = n.min(CHUNK);
-    hash_keys(&keys[..n], &mut hashes[..n]);
+    let keys = &keys[..n.min(CHUNK)];
+    if one_length(keys) {
+        for (key, hash) in keys.iter().zip(&mut hashes) {
+            *hash = single_query_hash::<true>(key);
+        }
+    } else {
+        for (key, hash) in keys.iter().zip(&mut hashes) {
+            *hash = single_query_hash::<false>(key);
+        }
+    }
     hashes
+}
+
+/// Whether all keys are of one length. The hash then takes the branches on the length, all
+/// predicted; keys of mixed lengths take the conditional moves, as branches on their lengths
+/// would mispredict (docs/PERFORMANCE.md, Portable: the hash).
+#[inline(always)]
+fn one_length(keys: &[&[u8]]) -> bool {
+    let first = keys.first().map_or(0, |key| key.len());
+    // A fold, not `all`: no early exit to branch on.
+    keys.iter()
+        .fold(true, |same, key| same & (key.len() == first))
 }
 
 /// Sets the bits of the first `n` keys of a chunk.
@@ -30,7 +52,40 @@ pub(crate) fn fill_chunk(
     n: usize,
     array: &mut [u8],
 ) {
-    fill_hashed_chunk(positions, &hash_chunk(keys, n), n, array);
+    // Positions made for a larger array than this one: every bit set, so that no key is missed.
+    if positions.len as usize > array.len() {
+        array.fill(0xff);
+        return;
+    }
+    let keys = &keys[..n.min(CHUNK)];
+    let lemire = LemirePositions::new(array.len());
+    if one_length(keys) {
+        set_bits::<true>(keys, positions.k, &lemire, array);
+    } else {
+        set_bits::<false>(keys, positions.k, &lemire, array);
+    }
+}
+
+/// Sets each key's k bits right after hashing it, the positions by Lemire's remainder: a build
+/// is bound by its instructions, and this takes fewer than writing rows of positions first and
+/// reading them back.
+#[inline(always)]
+fn set_bits<const BRANCH_ON_LENGTH: bool>(
+    keys: &[&[u8]],
+    k: u8,
+    positions: &LemirePositions,
+    array: &mut [u8],
+) {
+    for key in keys {
+        let mut h = single_query_hash::<BRANCH_ON_LENGTH>(key);
+        let delta = h.rotate_right(17);
+        for _ in 0..k {
+            let pos = positions.of(h);
+            // SAFETY: LemirePositions::of is below the bit count, at most 8 * array.len().
+            unsafe { *array.get_unchecked_mut(pos >> 3) |= 1 << (pos & 7) };
+            h = h.wrapping_add(delta);
+        }
+    }
 }
 
 /// Writes whether each of the first `out.len()` keys of a chunk may match.
@@ -73,37 +128,10 @@ impl PositionRows {
     }
 }
 
-/// Sets the bits of the first `n` keys of a chunk, given their hashes.
-///
-/// No prefetching, even past the caches: with the scalar hash between them, the probes' misses
-/// overlap without it, and prefetching a chunk's probes ahead cost more than it saved (see
-/// docs/PERFORMANCE.md, Portable: no prefetching).
-#[inline(always)]
-fn fill_hashed_chunk(
-    positions: &ProbePositions,
-    hashes: &[u32; CHUNK],
-    n: usize,
-    array: &mut [u8],
-) {
-    // n <= CHUNK; `min` shows the compiler, without a panic path.
-    let n = n.min(CHUNK);
-    let mut rows = PositionRows::new(hashes);
-    let mut row = [0; CHUNK];
-    for _ in 0..positions.k {
-        rows.next(positions, &mut row);
-        for &pos in &row[..n] {
-            match array.get_mut((pos >> 3) as usize) {
-                Some(byte) => *byte |= 1 << (pos & 7),
-                // Never: pos < bits, so the byte exists; `get_mut` states it without a panic
-                // path. Were it otherwise, every bit is set, so that no key is missed.
-                None => array.fill(0xff),
-            }
-        }
-    }
-}
-
 /// Writes whether all probes of each of the first `out.len()` keys of a chunk are set, given
-/// their hashes (no prefetching, as [`fill_hashed_chunk`]).
+/// their hashes: a row (one probe of every key) at a time, so that the row's loads, independent
+/// of each other, overlap their misses in a large array; no prefetching, which only added work
+/// (docs/PERFORMANCE.md, Portable: no prefetching).
 #[inline(always)]
 fn test_hashed_chunk(
     positions: &ProbePositions,
@@ -133,7 +161,7 @@ fn test_hashed_chunk(
 /// otherwise mispredict its exit about once, and nothing of the next query could start before the
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
 #[inline]
-pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
+fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = LemirePositions::new(array.len());
     // Branches on the key's length: with keys all of one length they are predicted, and
     // leveldb's own hash runs that fast then (see docs/PERFORMANCE.md, Single query: portable).

@@ -167,8 +167,9 @@ def _not_found(where: str, package_dir: Path) -> LibraryNotFoundError:
     return LibraryNotFoundError(
         f"leveldb-bloom's shared library ({LIBRARY_FILE}) was not found.\n{where}"
         "To fix: reinstall the package with pip, which builds the library with cargo and puts it "
-        f"at {package_dir / LIBRARY_FILE}; or build it with `cargo build --release` in the "
-        f"leveldb-bloom repository and set {ENV_VAR} to target/release/{LIBRARY_FILE}."
+        f"at {package_dir / LIBRARY_FILE}; or build it with `cargo rustc --release --lib "
+        "--crate-type cdylib` in the leveldb-bloom repository and set "
+        f"{ENV_VAR} to target/release/{LIBRARY_FILE}."
     )
 
 
