@@ -77,11 +77,12 @@ pub struct leveldb_filterblock_builder_t {
 /// (linked, or with `dlopen`), the policy is an object of leveldb's, made by leveldb's
 /// `leveldb_filterpolicy_create` over this library's filter: leveldb's
 /// `leveldb_options_set_filter_policy` can take it, and every function here takes it (looking
-/// it up on each call, with no lock, about as fast as the `leveldb_bloom_*` functions with a
-/// `leveldb_bloom_filterpolicy_t`). Inside leveldb, a filter that memory cannot hold aborts the
-/// process, as leveldb's own code does. If leveldb's `leveldb_filterpolicy_create` throws
-/// (`std::bad_alloc` when memory runs out), the process aborts: this library has no C++ to catch
-/// it, and a C program calling leveldb's C API ends there too.
+/// it up on each call, with no lock: the `leveldb_bloom_*` functions with a
+/// `leveldb_bloom_filterpolicy_t` answer a single query a little faster). Inside leveldb, a
+/// filter that memory cannot hold aborts the process, as leveldb's own code does. If leveldb's
+/// `leveldb_filterpolicy_create` throws (`std::bad_alloc` when memory runs out), the process
+/// aborts: this library has no C++ to catch it, and a C program calling leveldb's C API ends
+/// there too.
 ///
 /// # Threads
 /// Any number of threads may call it at once.
