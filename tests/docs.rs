@@ -4,7 +4,8 @@
 //! marked as done by hand or a benchmark, and what its apt-get line installs .ci/run installs;
 //! the README's CMake lines are the consumer example's, which tests/cmake.rs builds; the
 //! changelog agrees with the version; the test map names every test file, and every variable
-//! with which CI requires a tool, which .ci/run sets.
+//! with which CI requires a tool, which .ci/run sets; docs/PERFORMANCE.md's tables per CPU and
+//! its chart are drawn from the benchmark outputs kept in docs/perf/.
 
 use std::collections::BTreeSet;
 
@@ -367,4 +368,32 @@ fn each_users_section_opens_with_its_commands() {
             "README's \"{title}\" does not open with its commands (a code block in its first 6 lines)"
         );
     }
+}
+
+/// docs/perf/chart.py's output for the benchmark outputs kept beside it.
+fn chart_py(args: &[&str]) -> String {
+    leveldb_bloom_test_support::process::run(
+        std::process::Command::new("python3")
+            .arg(root().join("docs/perf/chart.py"))
+            .args(args),
+    )
+}
+
+#[test]
+fn performance_tables_and_chart_come_from_the_kept_outputs() {
+    let performance = std::fs::read_to_string(root().join("docs/PERFORMANCE.md")).unwrap();
+    for row in chart_py(&["--tables"])
+        .lines()
+        .filter(|l| l.starts_with("| "))
+    {
+        assert!(
+            performance.lines().any(|line| line == row),
+            "docs/PERFORMANCE.md lacks `{row}`: python3 docs/perf/chart.py --tables prints it"
+        );
+    }
+    let drawn = std::fs::read_to_string(root().join("docs/perf/speedups.svg")).unwrap();
+    assert!(
+        chart_py(&["--out", "-"]) == drawn,
+        "docs/perf/speedups.svg is not what python3 docs/perf/chart.py draws: draw it again"
+    );
 }
