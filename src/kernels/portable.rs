@@ -53,7 +53,8 @@ pub(crate) fn fill_chunk(
     array: &mut [u8],
 ) {
     // Positions made for a larger array than this one: every bit set, so that no key is missed.
-    if positions.len as usize > array.len() {
+    // An empty array has no bit to set (and no length to divide by).
+    if positions.len as usize > array.len() || array.is_empty() {
         array.fill(0xff);
         return;
     }
