@@ -9,7 +9,9 @@
  * other thread's policies are made and forgotten meanwhile.
  * Usage: test_threads [ROUNDS [LEVELDB_LIB]] (fewer rounds under valgrind, which runs threads one
  * at a time). */
+#ifndef _WIN32 /* leveldb is loaded by dlopen on POSIX systems only (MinGW builds this too) */
 #include <dlfcn.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -124,10 +126,17 @@ static const char *forward_name(void *state) { return leveldb_filterpolicy_name(
 int main(int argc, char **argv) {
   if (argc > 1) rounds = atoi(argv[1]);
   void *leveldb = NULL;
+#ifdef _WIN32
+  if (argc > 2) {
+    fprintf(stderr, "LEVELDB_LIB: loading leveldb is not supported on Windows\n");
+    return 2;
+  }
+#else
   if (argc > 2 && (leveldb = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL)) == NULL) {
     fprintf(stderr, "%s\n", dlerror());
     return 2;
   }
+#endif
   for (int i = 0; i < PROBES; i++) {
     /* Lengths 5..12, so every hash tail length occurs. */
     key_lens[i] = (size_t)snprintf(key_bytes[i], sizeof key_bytes[i], "k%d-%.*s", i * 7919, i % 5, "abcde");
@@ -154,6 +163,8 @@ int main(int argc, char **argv) {
   leveldb_filterpolicy_destroy(bloom);
   printf("%d threads x %d rounds on each policy%s\n", THREADS, rounds,
          leveldb ? ", leveldb's objects wrapping them" : "");
+#ifndef _WIN32
   if (leveldb) dlclose(leveldb);
+#endif
   return finish();
 }
