@@ -3,6 +3,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use leveldb_bloom_test_support::scratch::{claim, fresh};
+use leveldb_bloom_test_support::tmp_dir;
+
 #[test]
 fn committed_header_is_current() {
     let crate_dir = env!("CARGO_MANIFEST_DIR");
@@ -62,8 +65,7 @@ fn forwarders_declared(config: &cbindgen::Config) -> String {
         .and_then(|(_, rest)| rest.split_once("\n}\n"))
         .expect("leveldb_names.rs has the list `forward_to_own_names! {` ... `}`")
         .0;
-    let dir = std::env::temp_dir().join(format!("leveldb-bloom-header-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let dir = claim(fresh(tmp_dir!().program().join("forwarders")));
     let module = dir.join("leveldb_names.rs");
     std::fs::write(
         &module,
@@ -92,7 +94,6 @@ fn forwarders_declared(config: &cbindgen::Config) -> String {
         .generate()
         .expect("cbindgen declares the list")
         .write(&mut declared);
-    std::fs::remove_dir_all(&dir).expect("the scratch folder removed");
     String::from_utf8(declared).expect("UTF-8")
 }
 
