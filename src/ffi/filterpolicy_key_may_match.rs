@@ -5,9 +5,9 @@ use std::ffi::c_char;
 use crate::bulk;
 use crate::dispatch::Isa;
 use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
-#[cfg(feature = "leveldb-c-api")]
-use crate::ffi::filterpolicy::wraps_bloom_at_home;
 use crate::ffi::filterpolicy::{PolicyKind, is_bloom, leveldb_bloom_filterpolicy_t, recognize};
+#[cfg(feature = "leveldb-c-api")]
+use crate::ffi::in_leveldb;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
 
@@ -70,8 +70,7 @@ unsafe extern "C" fn key_may_match_apart(
 ) -> u8 {
     ffi_boundary!(1, {
         #[cfg(feature = "leveldb-c-api")]
-        // SAFETY: per the contract.
-        if unsafe { wraps_bloom_at_home(policy) }
+        if in_leveldb::bloom_at_home(policy.cast())
             // SAFETY: per the contract.
             && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
         {
@@ -79,6 +78,35 @@ unsafe extern "C" fn key_may_match_apart(
         }
         // SAFETY: per the contract.
         unsafe { key_may_match_cold(policy, key, length, filter, filter_length) }
+    })
+}
+
+/// `leveldb_filterpolicy_key_may_match`: as `leveldb_bloom_filterpolicy_key_may_match`, but
+/// looking for an object of leveldb's first, as leveldb's names hand those out wherever leveldb
+/// is loaded (in_leveldb/). Where it is not, the lookup is one load of an empty registry.
+///
+/// # Safety
+/// As `leveldb_bloom_filterpolicy_key_may_match`.
+#[cfg(feature = "leveldb-c-api")]
+#[inline(always)]
+pub(crate) unsafe extern "C" fn key_may_match_leveldb_first(
+    policy: *const leveldb_bloom_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    ffi_boundary!(1, {
+        if in_leveldb::bloom_at_home(policy.cast())
+            // SAFETY: per the contract.
+            && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
+        {
+            return single_query(key, filter);
+        }
+        // SAFETY: per the contract.
+        unsafe {
+            leveldb_bloom_filterpolicy_key_may_match(policy, key, length, filter, filter_length)
+        }
     })
 }
 
