@@ -54,9 +54,9 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
 /// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
 /// wrapping a bloom policy of ours (in_leveldb/), whose well-formed query takes the fast path's
 /// steps after a lookup with no lock and no call, then everything else, cold (an object of
-/// leveldb's past its home slot too). Apart, so that the fast path
-/// sets no register for it; C-ABI, with a boundary of its own, so that no call from the fast
-/// path can unwind, and the fast path needs no landing pad, nor the stack frame it would take.
+/// leveldb's not in the single query's index too). Apart, so that the fast path sets no register
+/// for it; C-ABI, with a boundary of its own, so that no call from the fast path can unwind, and
+/// the fast path needs no landing pad, nor the stack frame it would take.
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match`.
