@@ -120,7 +120,7 @@ fn asan(source: &str) {
 
 /// The command that runs `exe`, built from `program`, under memcheck. Without
 /// `--track-origins=yes`, which finds no more errors (it only tells where an uninitialised value
-/// came from, for reading a report: add it by hand then) and makes memcheck half as fast.
+/// came from, for reading a report: add it by hand then) and slows memcheck more than twofold.
 fn under_memcheck(program: &Program, exe: &Path) -> Command {
     let mut cmd = Command::new("valgrind");
     cmd.args([
