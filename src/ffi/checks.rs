@@ -83,6 +83,22 @@ pub(crate) unsafe fn query_bytes<'a>(
     }
 }
 
+/// The `n` entries of a C array at `ptr`: the empty slice for none; `None` for a NULL `ptr` with
+/// entries in it, or more entries than an array can hold.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `n` entries that outlive `'a`.
+pub(crate) unsafe fn borrow_array<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
+    if n == 0 {
+        return Some(&[]);
+    }
+    if ptr.is_null() || n > isize::MAX as usize / size_of::<T>() {
+        return None;
+    }
+    // SAFETY: non-NULL, the size in range; `n` entries per the contract.
+    Some(unsafe { std::slice::from_raw_parts(ptr, n) })
+}
+
 /// The `num_keys` results of a C batch query, each set to 1 ("may match") before any work, so
 /// that nothing, not even an internal failure, leaves a false negative. `None`, with nothing
 /// written, for a NULL `results`, no keys, or more keys than an array of pointers can hold

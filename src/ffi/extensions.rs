@@ -12,7 +12,7 @@
 use std::ffi::{CStr, c_char, c_int};
 
 use crate::dispatch::Isa;
-use crate::ffi::checks::{borrow_bytes, policy_for_bits, query_bytes};
+use crate::ffi::checks::{borrow_array, borrow_bytes, policy_for_bits, query_bytes};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, leveldb_bloom_slice_t};
 use crate::no_unwind::{ffi_boundary_cannot_panic, single_query};
 
@@ -103,15 +103,9 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
         if out.is_null() || policy.filter_len(num_keys) != Some(out_length) {
             return 0;
         }
-        let keys: &[leveldb_bloom_slice_t] = if num_keys == 0 {
-            &[]
-        } else if keys.is_null()
-            || num_keys > isize::MAX as usize / size_of::<leveldb_bloom_slice_t>()
-        {
+        // SAFETY: `num_keys` entries per the contract.
+        let Some(keys) = (unsafe { borrow_array(keys, num_keys) }) else {
             return 0;
-        } else {
-            // SAFETY: non-NULL, the size in range; `num_keys` entries per the contract.
-            unsafe { std::slice::from_raw_parts(keys, num_keys) }
         };
         // All checked before `out` is written, as promised.
         if !keys.all_valid(Isa::best()) {

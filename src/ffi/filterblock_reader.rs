@@ -3,8 +3,9 @@
 
 use std::ffi::c_char;
 
-use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow};
+use crate::ffi::checks::{as_answers, batch_results, borrow_array, borrow_bytes};
 use crate::ffi::filterpolicy::{leveldb_bloom_filterpolicy_t, recognize};
+use crate::ffi::key_arrays::{KeyEntries, PointersAndLengths};
 use crate::filter_block::FilterBlockReader;
 use crate::no_unwind::ffi_boundary;
 
@@ -101,16 +102,15 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match_batch(
         }) else {
             return;
         };
-        if block_offsets.is_null() || keys.is_null() || key_lengths.is_null() {
-            return;
-        }
-        // SAFETY: all three checked non-NULL; `num_keys` entries per the contract.
-        let (block_offsets, pointers, lengths) = unsafe {
+        // SAFETY: `num_keys` entries each, per the contract.
+        let (Some(block_offsets), Some(pointers), Some(lengths)) = (unsafe {
             (
-                std::slice::from_raw_parts(block_offsets, num_keys),
-                std::slice::from_raw_parts(keys, num_keys),
-                std::slice::from_raw_parts(key_lengths, num_keys),
+                borrow_array(block_offsets, num_keys),
+                borrow_array(keys, num_keys),
+                borrow_array(key_lengths, num_keys),
             )
+        }) else {
+            return;
         };
         // The keys as slices, a window at a time: a buffer that stays in cache.
         let mut keys: Vec<&[u8]> = Vec::new();
@@ -118,31 +118,28 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match_batch(
             return;
         }
         let reader = FilterBlockReader::new(policy, contents);
-        for start in (0..num_keys).step_by(KEY_WINDOW) {
-            let end = num_keys.min(start + KEY_WINDOW);
+        let mut rest = PointersAndLengths { pointers, lengths };
+        let windows = block_offsets
+            .chunks(KEY_WINDOW)
+            .zip(results.chunks_mut(KEY_WINDOW));
+        for (block_offsets, window) in windows {
+            let (entries, after) = rest.split(window.len());
+            rest = after;
             keys.clear();
             // A key that cannot exist is tested as the empty key, and its result set back to 1.
             let mut any_invalid = false;
-            keys.extend(pointers[start..end].iter().zip(&lengths[start..end]).map(
-                |(&key, &len)| {
-                    // SAFETY: per the contract on each key.
-                    unsafe { borrow_bytes(key, len) }.unwrap_or_else(|| {
-                        any_invalid = true;
-                        &[]
-                    })
-                },
-            ));
-            let window = &mut results[start..end];
+            keys.extend(entries.iter().map(|(key, len)| {
+                // SAFETY: per the contract on each key.
+                unsafe { borrow_bytes(key, len) }.unwrap_or_else(|| {
+                    any_invalid = true;
+                    &[]
+                })
+            }));
             // SAFETY: every byte of `window` is 1.
             let answers = unsafe { as_answers(window) };
-            reader.key_may_match_batch(&block_offsets[start..end], &keys, answers);
+            reader.key_may_match_batch(block_offsets, &keys, answers);
             if any_invalid {
-                let entries = pointers[start..end].iter().zip(&lengths[start..end]);
-                for ((&key, &len), result) in entries.zip(window) {
-                    if !can_borrow(key, len) {
-                        *result = 1;
-                    }
-                }
+                entries.answer_invalid(window);
             }
         }
     })

@@ -4,7 +4,7 @@ use std::ffi::c_char;
 
 use crate::bulk;
 use crate::dispatch::Isa;
-use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
+use crate::ffi::checks::{as_answers, batch_results, borrow_array, borrow_bytes, query_bytes};
 use crate::ffi::filterpolicy::{PolicyKind, is_bloom, leveldb_bloom_filterpolicy_t, recognize};
 #[cfg(feature = "leveldb-c-api")]
 use crate::ffi::in_leveldb;
@@ -227,15 +227,11 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match_batch(
         let Some(policy) = (unsafe { recognize(policy) }) else {
             return;
         };
-        if keys.is_null() || key_lengths.is_null() {
+        // SAFETY: `num_keys` entries each, per the contract.
+        let (Some(keys), Some(key_lengths)) = (unsafe { borrow_array(keys, num_keys) }, unsafe {
+            borrow_array(key_lengths, num_keys)
+        }) else {
             return;
-        }
-        // SAFETY: both checked non-NULL; `num_keys` entries per the contract.
-        let (keys, key_lengths) = unsafe {
-            (
-                std::slice::from_raw_parts(keys, num_keys),
-                std::slice::from_raw_parts(key_lengths, num_keys),
-            )
         };
         match &policy.kind {
             PolicyKind::Bloom(_) => {
@@ -256,11 +252,7 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match_batch(
                 // A key that cannot exist was hashed as the empty key, or not read at all (a
                 // filter that answers every key alike): its answer is 1.
                 if !key_arrays.all_read_valid() {
-                    for ((key, len), result) in entries.iter().zip(results) {
-                        if !can_borrow(key, len) {
-                            *result = 1;
-                        }
-                    }
+                    entries.answer_invalid(results);
                 }
             }
             PolicyKind::Custom(_) => {

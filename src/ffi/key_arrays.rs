@@ -137,6 +137,16 @@ pub(crate) trait KeyEntries<'k>: Copy {
     /// instruction, masked loads taking the last few, so that a chunk's check takes no branch
     /// per key.
     fn all_valid(self, isa: Isa) -> bool;
+
+    /// Sets to 1 ("may match") the result of each key that cannot exist, which a batch query
+    /// read as the empty key or not at all.
+    fn answer_invalid(self, results: &mut [u8]) {
+        for ((ptr, len), result) in self.iter().zip(results) {
+            if !can_borrow(ptr, len) {
+                *result = 1;
+            }
+        }
+    }
 }
 
 /// A C API call's two arrays: key pointers, and key lengths.
