@@ -11,6 +11,26 @@ use crate::ffi::in_leveldb;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
 
+/// The single query's fast path, once the caller has found `policy` to be a bloom policy of
+/// this library (`$bloom`): a well-formed key and filter go to the kernel, anything else on to
+/// `$rest` with the same arguments, by a tail call.
+macro_rules! bloom_or_else {
+    (
+        $bloom:expr,
+        $rest:ident($policy:ident, $key:ident, $length:ident, $filter:ident, $len:ident)
+    ) => {
+        if $bloom
+            // SAFETY: per the caller's contract, as `leveldb_bloom_filterpolicy_key_may_match`'s.
+            && let Some((key, filter)) = unsafe { query_bytes($key, $length, $filter, $len) }
+        {
+            single_query(key, filter)
+        } else {
+            // SAFETY: as above.
+            unsafe { $rest($policy, $key, $length, $filter, $len) }
+        }
+    };
+}
+
 /// Whether the key of `length` bytes at `key` may be in the set `filter` (of `filter_length`
 /// bytes) was built from: 0 only if it certainly is not. For the bloom policy the answer equals
 /// leveldb 1.23's `KeyMayMatch` for any filter bytes, corrupt ones included; a custom policy's
@@ -39,124 +59,88 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
     ffi_boundary!(1, {
         // SAFETY: per the contract.
         let bloom = unsafe { is_bloom(policy) };
-        let rest = key_may_match_apart;
-        // SAFETY: per the contract.
-        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
+        bloom_or_else!(
+            bloom,
+            key_may_match_apart(policy, key, length, filter, filter_length)
+        )
     })
 }
 
-/// The single query's C entries, which hand a query on to each other by a tail call.
-type SingleQueryFn = unsafe extern "C" fn(
-    *const leveldb_bloom_filterpolicy_t,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-) -> u8;
-
-/// The single query's fast path, once its caller has found `policy` to be a bloom policy of
-/// ours (`bloom`): a well-formed key and filter go to the kernel, anything else to `rest`.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[inline(always)]
-unsafe fn bloom_or_else(
-    bloom: bool,
-    rest: SingleQueryFn,
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    if bloom
-        // SAFETY: per the contract.
-        && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
-    {
-        return single_query(key, filter);
-    }
-    // SAFETY: per the contract.
-    unsafe { rest(policy, key, length, filter, filter_length) }
+/// The single query's C entries past the export, each `NAME(policy, key, length, filter,
+/// filter_length) -> u8`, as the export, around the body given, with a boundary of its own:
+/// C-ABI, so that no call from the fast path can unwind, and the fast path needs no landing pad
+/// nor the stack frame one would take.
+macro_rules! single_query_entries {
+    (|$policy:ident, $key:ident, $length:ident, $filter:ident, $filter_length:ident| $(
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident $body:block
+    )*) => {$(
+        $(#[$attr])*
+        $vis unsafe extern "C" fn $name(
+            $policy: *const leveldb_bloom_filterpolicy_t,
+            $key: *const c_char,
+            $length: usize,
+            $filter: *const c_char,
+            $filter_length: usize,
+        ) -> u8 {
+            ffi_boundary!(1, $body)
+        }
+    )*};
 }
 
-/// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
-/// wrapping a bloom policy of ours (in_leveldb/), whose well-formed query takes the fast path's
-/// steps after a lookup with no lock and no call, then everything else, cold (an object of
-/// leveldb's not in the single query's index too). Apart, so that the fast path sets no register
-/// for it; C-ABI, with a boundary of its own, so that no call from the fast path can unwind, and
-/// the fast path needs no landing pad, nor the stack frame it would take.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[inline(never)]
-unsafe extern "C" fn key_may_match_apart(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    ffi_boundary!(1, {
+single_query_entries! { |policy, key, length, filter, filter_length|
+    /// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
+    /// wrapping a bloom policy of this library (in_leveldb/), whose well-formed query takes the
+    /// fast path's steps after a lookup with no lock and no call, then everything else, cold.
+    /// Apart, so that the fast path sets no register for it.
+    ///
+    /// # Safety
+    /// As `leveldb_bloom_filterpolicy_key_may_match`.
+    #[inline(never)]
+    fn key_may_match_apart {
         #[cfg(feature = "leveldb-c-api")]
         let bloom = in_leveldb::bloom_at_home(policy.cast());
         #[cfg(not(feature = "leveldb-c-api"))]
         let bloom = false;
-        let rest = key_may_match_cold;
-        // SAFETY: per the contract.
-        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
-    })
-}
+        bloom_or_else!(bloom, key_may_match_cold(policy, key, length, filter, filter_length))
+    }
 
-/// `leveldb_filterpolicy_key_may_match`: as `leveldb_bloom_filterpolicy_key_may_match`, but
-/// looking for an object of leveldb's first, as leveldb's names hand those out wherever leveldb
-/// is loaded (in_leveldb/). Where it is not, the single query's index is empty: one load.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[cfg(feature = "leveldb-c-api")]
-#[inline(always)]
-pub(crate) unsafe extern "C" fn key_may_match_leveldb_first(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    ffi_boundary!(1, {
+    /// `leveldb_filterpolicy_key_may_match`: as `leveldb_bloom_filterpolicy_key_may_match`, but
+    /// looking for an object of leveldb's first, as leveldb's names hand those out wherever
+    /// leveldb is loaded (in_leveldb/). Where it is not, the single query's index is empty: one
+    /// load.
+    ///
+    /// # Safety
+    /// As `leveldb_bloom_filterpolicy_key_may_match`.
+    #[cfg(feature = "leveldb-c-api")]
+    #[inline(always)]
+    pub(crate) fn key_may_match_leveldb_first {
         let bloom = in_leveldb::bloom_at_home(policy.cast());
-        let rest = leveldb_bloom_filterpolicy_key_may_match;
-        // SAFETY: per the contract.
-        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
-    })
-}
+        bloom_or_else!(
+            bloom,
+            leveldb_bloom_filterpolicy_key_may_match(policy, key, length, filter, filter_length)
+        )
+    }
 
-/// `leveldb_bloom_filterpolicy_key_may_match` for the rest: a NULL policy, a custom one, one this
-/// library did not make, bad input or an empty key or filter. Cold, and C-ABI with a boundary of
-/// its own, as `key_may_match_apart`.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[cold]
-#[inline(never)]
-unsafe extern "C" fn key_may_match_cold(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    ffi_boundary!(1, {
+    /// `leveldb_bloom_filterpolicy_key_may_match` for the rest: a NULL policy, a custom one, one
+    /// this library did not make, bad input or an empty key or filter.
+    ///
+    /// # Safety
+    /// As `leveldb_bloom_filterpolicy_key_may_match`.
+    #[cold]
+    #[inline(never)]
+    fn key_may_match_cold {
         // SAFETY: per the contract.
         match unsafe { recognize(policy) } {
             // SAFETY: per the contract.
             Some(policy) => unsafe { answer(policy, key, length, filter, filter_length) },
             None => 1,
         }
-    })
+    }
 }
 
-/// Our policy answers for one key, bad input included. The batch export calls it for each
-/// key of a custom policy, whose callback costs far more.
+/// The policy's answer for one key, bad input included: the cold single query's, and the batch
+/// query's for each key of a custom policy.
 ///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes.

@@ -17,24 +17,9 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use crate::ffi::filterblock_builder::{
-    leveldb_bloom_filterblock_builder_add_key, leveldb_bloom_filterblock_builder_create,
-    leveldb_bloom_filterblock_builder_destroy, leveldb_bloom_filterblock_builder_finish,
-    leveldb_bloom_filterblock_builder_start_block,
-};
-use crate::ffi::filterblock_reader::{
-    leveldb_bloom_filterblock_key_may_match, leveldb_bloom_filterblock_key_may_match_batch,
-};
-use crate::ffi::filterpolicy::{
-    leveldb_bloom_create_filter_fn, leveldb_bloom_destructor_fn, leveldb_bloom_filterpolicy_create,
-    leveldb_bloom_filterpolicy_create_bloom, leveldb_bloom_filterpolicy_destroy,
-    leveldb_bloom_filterpolicy_name, leveldb_bloom_free, leveldb_bloom_key_may_match_fn,
-    leveldb_bloom_name_fn,
-};
-use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_filter;
-use crate::ffi::filterpolicy_key_may_match::{
-    key_may_match_leveldb_first, leveldb_bloom_filterpolicy_key_may_match_batch,
-};
+// The own names and types, which every item here calls or takes (mod.rs re-exports them).
+use super::*;
+use crate::ffi::filterpolicy_key_may_match::key_may_match_leveldb_first;
 use crate::ffi::in_leveldb::wrap::for_leveldb;
 use crate::no_unwind::ffi_boundary;
 

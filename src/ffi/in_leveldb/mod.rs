@@ -39,6 +39,8 @@ mod loaded;
 mod registry;
 pub(crate) mod wrap;
 
+pub(crate) use registry::{bloom_at_home, policy_behind};
+
 use std::ffi::c_void;
 
 /// leveldb's `leveldb_filterpolicy_create`, with its type erased: wrap.rs calls it as what
@@ -66,23 +68,6 @@ pub(super) struct Link {
     outer: *mut c_void,
     /// The leveldb that made it.
     leveldb: &'static LeveldbCApi,
-}
-
-/// Whether leveldb's object `outer` is in the single query's index, which holds the objects
-/// wrapping a bloom policy of ours: the single query's check, which reads nothing of `outer`,
-/// reads the registry without a lock, asks nothing of the loader and calls nothing. `false` for
-/// NULL and for objects that are not leveldb's, and sends the query to its slower path, which
-/// finds any object.
-#[inline(always)]
-pub(crate) fn bloom_at_home(outer: *const c_void) -> bool {
-    registry::bloom_at_home(outer)
-}
-
-/// The policy behind leveldb's object `outer`, if the registry knows it: for queries,
-/// which read the registry without a lock and ask nothing of the loader.
-#[inline(always)]
-pub(crate) fn policy_behind(outer: *const c_void) -> Option<*const c_void> {
-    registry::policy_behind(outer)
 }
 
 /// Forgets the objects of every leveldb unloaded since the last call: calls that are not queries
