@@ -51,7 +51,7 @@ impl FilterPolicy for leveldb_bloom_filterpolicy_t {
             // SAFETY: the callback returned `len` readable bytes at `filter`.
             dst.extend_from_slice(unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) });
         });
-        // SAFETY: leveldb's contract: the callback's filter is malloc'ed, and ours to free.
+        // SAFETY: leveldb's contract: the callback's filter is malloc'ed, for its caller to free.
         unsafe { libc::free(filter.cast()) };
         Ok(appended?)
     }

@@ -52,7 +52,8 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match(
     })
 }
 
-/// Keys a C batch turns into slices at a time (see docs/PERFORMANCE.md, Filter blocks).
+/// Keys a C batch turns into slices at a time: a buffer that stays in cache, where one for all
+/// the keys would take fresh pages on every call (docs/PERFORMANCE.md, Filter blocks).
 const KEY_WINDOW: usize = 4096;
 
 /// `leveldb_bloom_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
@@ -112,7 +113,7 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match_batch(
         }) else {
             return;
         };
-        // The keys as slices, a window at a time: a buffer that stays in cache.
+        // The keys as slices, a window at a time.
         let mut keys: Vec<&[u8]> = Vec::new();
         if keys.try_reserve_exact(num_keys.min(KEY_WINDOW)).is_err() {
             return;

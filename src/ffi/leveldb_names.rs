@@ -1,18 +1,16 @@
 //! leveldb's C API names (`leveldb_filterpolicy_*`, `leveldb_free`) and the extensions under
-//! leveldb's prefix (`leveldb_filterblock_*`), built with the `leveldb-c-api` feature (a
-//! default). Each is the `leveldb_bloom_*` function of the same name past the prefix, over the
-//! same objects, except that where leveldb's own C API is loaded, `leveldb_filterpolicy_create`
-//! and `_create_bloom` return an object of leveldb's (in_leveldb/wrap.rs).
+//! leveldb's prefix (`leveldb_filterblock_*`), with the `leveldb-c-api` feature (a default): each
+//! the `leveldb_bloom_*` function of the same name past the prefix, over the same objects.
 //!
-//! The names that only forward are written once, in the list `forward_to_own_names!` makes them
-//! from; the single query's calls a body that looks for leveldb's objects first. cbindgen does
-//! not expand macros: tests/header.rs hands it the list as written, each item a declaration with
-//! its doc, for the header; the signatures beside the own names' are the second copy it needs.
-//! `create_bloom` and `create` do more, and are written out.
+//! `create_bloom` and `create` are written out: where leveldb's own C API is loaded, they return
+//! an object of leveldb's (in_leveldb/wrap.rs). The rest only forward, made from one list by
+//! `forward_to_own_names!`; the single query forwards to a body that looks for leveldb's objects
+//! first. cbindgen does not expand macros, so tests/header.rs hands it the list as written: its
+//! signatures, beside the own names', are the second copy the header needs.
 //!
-//! All in one module, so that a build without the feature has none of them, and the static
-//! library keeps them in one object: linked with leveldb's `libleveldb.a` too, any of them
-//! brings leveldb's names along, and the link stops at their clash.
+//! One module, so that a build without the feature has none of them, and the static library
+//! keeps them in one object: linked with leveldb's `libleveldb.a` too, any of them brings all of
+//! leveldb's names along, and the link stops at their clash.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;

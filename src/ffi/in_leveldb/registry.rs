@@ -40,7 +40,7 @@ const EMPTY: usize = 0;
 struct Slot {
     /// The object's address, or [`EMPTY`].
     outer: AtomicUsize,
-    /// The address of the policy of ours behind it: what readers want.
+    /// The address of this library's policy behind it: what readers want.
     policy: AtomicPtr<c_void>,
     /// What made it: what the writers want.
     link: AtomicPtr<Link>,
