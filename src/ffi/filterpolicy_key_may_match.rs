@@ -264,56 +264,31 @@ mod tests {
     #[test]
     fn bad_pointers_get_documented_results() {
         let policy = leveldb_bloom_filterpolicy_create_bloom(10);
-        let key = b"key";
-        let keys = [key.as_ptr().cast::<c_char>(), ptr::null()];
-        let lens = [key.len(), 1];
+        let key = c"key".as_ptr();
+        let (keys, lens) = ([key, ptr::null()], [3, 1]);
         let mut len = 7;
         // SAFETY: every pointer passed is NULL, a live local, or what an earlier call returned
         // and nothing has released yet.
         unsafe {
-            assert!(
+            let create = |num_keys, len: &mut usize| {
                 leveldb_bloom_filterpolicy_create_filter(
                     policy,
                     keys.as_ptr(),
                     lens.as_ptr(),
-                    2,
-                    &mut len
+                    num_keys,
+                    len,
                 )
-                .is_null()
-            );
+            };
+            // The second key is NULL with a length.
+            assert!(create(2, &mut len).is_null());
             assert_eq!(len, 0);
-            let filter = leveldb_bloom_filterpolicy_create_filter(
-                policy,
-                keys.as_ptr(),
-                lens.as_ptr(),
-                1,
-                &mut len,
-            );
+            let filter = create(1, &mut len);
             assert!(!filter.is_null());
-            assert_eq!(
-                leveldb_bloom_filterpolicy_key_may_match(
-                    policy,
-                    key.as_ptr().cast(),
-                    3,
-                    filter,
-                    len
-                ),
-                1
-            );
-            assert_eq!(
-                leveldb_bloom_filterpolicy_key_may_match(policy, ptr::null(), 3, filter, len),
-                1
-            );
-            assert_eq!(
-                leveldb_bloom_filterpolicy_key_may_match(
-                    ptr::null(),
-                    key.as_ptr().cast(),
-                    3,
-                    filter,
-                    len
-                ),
-                1
-            );
+            // The key present, a NULL key with a length, a NULL policy.
+            for (policy, key) in [(policy, key), (policy, ptr::null()), (ptr::null_mut(), key)] {
+                let answer = leveldb_bloom_filterpolicy_key_may_match(policy, key, 3, filter, len);
+                assert_eq!(answer, 1);
+            }
             leveldb_bloom_free(filter.cast());
             leveldb_bloom_filterpolicy_destroy(policy);
             leveldb_bloom_filterpolicy_destroy(ptr::null_mut());
