@@ -3,9 +3,7 @@
 //! the C++ shim (shim/) forwards leveldb's `FilterPolicy` calls straight to them; it is built
 //! without the `leveldb-c-api` feature, and these stay.
 //!
-//! Same conventions as the rest of the C ABI: every export runs inside a boundary that no panic
-//! crosses; every pointer is checked before use; bad input gets a documented result, and a query
-//! answers 1 ("may match"), never a false negative. And none has a path to a panic
+//! Beyond the C ABI's conventions (mod.rs), none has a path to a panic
 //! ([`ffi_boundary_cannot_panic!`]): a program that links only these, as the C++ shim's core does,
 //! leaves the standard library's panic machinery out.
 
