@@ -3,7 +3,7 @@
  * leveldb_bloom_fill_filter, are byte-identical, and leveldb_filterpolicy_key_may_match and
  * leveldb_bloom_key_may_match give leveldb's answer for every probe, on built filters and on
  * arbitrary or corrupt bytes.
- * Usage: test_vectors VECTORS_DIR */
+ * Usage: test_vectors VECTORS_DIR [build.txt | match.txt] (without a file, both) */
 #include "vectors.h"
 #include "leveldb_bloom.h"
 
@@ -71,11 +71,7 @@ static void check_file(const char *dir, const char *name) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s VECTORS_DIR\n", argv[0]);
-    return 2;
-  }
-  check_file(argv[1], "build.txt");
-  check_file(argv[1], "match.txt");
+  if (vector_file_wanted(argc, argv, "build.txt")) check_file(argv[1], "build.txt");
+  if (vector_file_wanted(argc, argv, "match.txt")) check_file(argv[1], "match.txt");
   return finish();
 }

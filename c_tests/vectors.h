@@ -75,6 +75,18 @@ static void vector_open(vector_reader_t *r, const char *dir, const char *name) {
   }
 }
 
+/* For a test taking VECTORS_DIR [FILE]: whether to read the vector file NAME, all of them
+ * (build.txt, match.txt) without FILE, or only FILE, so that a slow run (valgrind's) can read each
+ * on a core of its own. Exits with the usage for any other command line. */
+static inline int vector_file_wanted(int argc, char **argv, const char *name) {
+  if (argc == 2) return 1;
+  if (argc != 3 || (strcmp(argv[2], "build.txt") != 0 && strcmp(argv[2], "match.txt") != 0)) {
+    fprintf(stderr, "usage: %s VECTORS_DIR [build.txt | match.txt]\n", argv[0]);
+    exit(2);
+  }
+  return strcmp(argv[2], name) == 0;
+}
+
 static void read_byte_list(vector_reader_t *r, byte_list_t *list, size_t count) {
   byte_list_clear(list);
   list->items = xmalloc(count * sizeof *list->items);

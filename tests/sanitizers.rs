@@ -51,11 +51,24 @@ fn main() {
             tmp_dir!(),
         ));
         // valgrind's operator new would stand in for the program's own.
-        if !program.replaces_operator_new {
+        if program.replaces_operator_new {
+            continue;
+        }
+        // The longest under memcheck, one run per vector file, so that both cores work.
+        let files = if BY_VECTOR_FILE.contains(&source) {
+            VECTOR_FILES.map(Some).to_vec()
+        } else {
+            vec![None]
+        };
+        for file in files {
+            let name = match file {
+                Some(file) => format!("c_tests_under_valgrind_memcheck::{stem}::{file}"),
+                None => format!("c_tests_under_valgrind_memcheck::{stem}"),
+            };
             all.push(trials::trial(
-                &format!("c_tests_under_valgrind_memcheck::{stem}"),
+                &name,
                 &tools(Tool::Valgrind),
-                move || memcheck(source),
+                move || memcheck(source, file),
                 tmp_dir!(),
             ));
         }
@@ -168,9 +181,18 @@ fn valgrind_runs_the_path_tested_under_it() {
     );
 }
 
-/// The program built from `source` under memcheck, on [`valgrind_path`].
-fn memcheck(source: &str) {
-    let runs = runs_of(source, VALGRIND);
+/// The programs taking VECTORS_DIR [FILE] (c_tests/vectors.h) whose memcheck runs are split by
+/// vector file, and the files.
+const BY_VECTOR_FILE: &[&str] = &["c_tests/test_vectors.c", "c_tests/test_batch.c"];
+const VECTOR_FILES: [&str; 2] = ["build.txt", "match.txt"];
+
+/// The program built from `source` under memcheck, on [`valgrind_path`]; with a vector `file`,
+/// reading that one only.
+fn memcheck(source: &str, file: Option<&str>) {
+    let mut runs = runs_of(source, VALGRIND);
+    for run in &mut runs {
+        run.args.extend(file.map(String::from));
+    }
     for (program, exe) in build_each(runs, Link::Static, &[], &tmp_dir!().trial()) {
         run_on(valgrind_path(), under_memcheck(&program, &exe));
     }
