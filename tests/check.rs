@@ -423,6 +423,7 @@ fn damaged_tables_are_reported_with_file_and_offset() {
     let index = reader.index;
     let table = Table::read(&file);
     let first_data = table.data_blocks[0].offset;
+    let first_data_size = table.data_blocks[1].offset - first_data - BLOCK_TRAILER;
     // Each damage, with the offset and words its message must have.
     let cases: Vec<(PathBuf, u64, &str)> = vec![
         (
@@ -473,6 +474,27 @@ fn damaged_tables_are_reported_with_file_and_offset() {
             }),
             index.offset,
             "restart points do not fit",
+        ),
+        (
+            // One key of half the block, then entries that each repeat it whole (shared, no
+            // bytes of their own, no value): about a megabyte of keys from 4 KB.
+            damaged(&file, "shared-prefixes", |f| {
+                change_block(f, first_data, first_data_size, |b| {
+                    let n = b.len();
+                    let half = varint(n as u64 / 2);
+                    let mut entries = [&[0][..], &half, &[0]].concat();
+                    entries.resize(entries.len() + n / 2, b'k');
+                    let repeat = [&half[..], &[0, 0]].concat();
+                    while entries.len() + repeat.len() <= n - 8 {
+                        entries.extend_from_slice(&repeat);
+                    }
+                    entries.resize(n - 8, 0);
+                    b[..n - 8].copy_from_slice(&entries);
+                    b[n - 8..].copy_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
+                })
+            }),
+            first_data,
+            "its keys take more than 64 bytes for each of its bytes",
         ),
         (
             damaged(&file, "bad-checksum", |f| {
