@@ -2,22 +2,17 @@
 //! has, lowered by `LEVELDB_BLOOM_ISA` if set), and one `match` per operation that hands it to
 //! the portable, AVX2 or AVX-512 kernel, all of one signature.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, c_char};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::format::parse;
+use crate::kernels::keys::Keys;
+use crate::kernels::portable;
 use crate::kernels::positions::ProbePositions;
-use crate::kernels::{CHUNK, portable};
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::{
-    LARGE_ARRAY_BYTES,
-    x86::{avx2, avx512},
-};
+use crate::kernels::x86::{avx2, avx512};
 
-// The two AVX-512 kernels used outside a `match`: the batch that [`Isa::probe_batch`] hands
-// out, and the single query that no_unwind reaches by a tail jump once AVX-512 is detected.
-#[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::batch::ProbeBatch;
+// The AVX-512 single query, which no_unwind reaches by a tail jump once AVX-512 is detected.
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx512::single::may_match_c_abi;
 
@@ -151,7 +146,7 @@ impl Isa {
     }
 
     /// Writes `bloom_hash(keys[i])` to `hashes[i]`, for the tests (the kernels hash a chunk's keys
-    /// inside their chunk operations).
+    /// inside their operations).
     #[cfg(test)]
     pub(crate) fn hash_keys(self, keys: &[&[u8]], hashes: &mut [u32]) {
         match self {
@@ -161,56 +156,74 @@ impl Isa {
             Isa::Avx2 => unsafe { avx2::hash_keys(keys, hashes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::hash::hash_keys(keys, hashes) },
+            Isa::Avx512 => unsafe { avx512::hash_keys(keys, hashes) },
         }
     }
 
-    /// Sets the bits of the first `n` keys of a chunk.
-    pub(crate) fn fill_chunk(
+    /// Sets the bits of `keys` in `array` (a filter's bit array, zeroed), `positions` made for it.
+    pub(crate) fn fill_bit_array<'k>(
         self,
         positions: &ProbePositions,
-        keys: &[&[u8]; CHUNK],
-        n: usize,
+        keys: impl Keys<'k>,
         array: &mut [u8],
     ) {
         match self {
-            Isa::Portable => portable::fill_chunk(positions, keys, n, array),
+            Isa::Portable => portable::fill_bit_array(positions, keys, array),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::fill_chunk(positions, keys, n, array) },
+            Isa::Avx2 => unsafe { avx2::fill_bit_array(positions, keys, array) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::chunk::fill_chunk(positions, keys, n, array) },
+            Isa::Avx512 => unsafe { avx512::fill_bit_array(positions, keys, array) },
         }
     }
 
-    /// Writes whether each of the first `out.len()` keys of a chunk may match.
-    pub(crate) fn test_chunk(
+    /// Writes whether each of `keys` may match the bit array `array` (with `positions` made for
+    /// it) to `results`, one slot per key.
+    pub(crate) fn may_match_batch<'k>(
         self,
         positions: &ProbePositions,
-        keys: &[&[u8]; CHUNK],
+        keys: impl Keys<'k>,
         array: &[u8],
-        out: &mut [bool],
+        results: &mut [bool],
     ) {
         match self {
-            Isa::Portable => portable::test_chunk(positions, keys, array, out),
+            Isa::Portable => portable::may_match_batch(positions, keys, array, results),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::test_chunk(positions, keys, array, out) },
+            Isa::Avx2 => unsafe { avx2::may_match_batch(positions, keys, array, results) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::chunk::test_chunk(positions, keys, array, out) },
+            Isa::Avx512 => unsafe { avx512::may_match_batch(positions, keys, array, results) },
         }
     }
 
-    /// A batch for the probes of up to `keys` keys in an array past the L2 cache, with AVX-512
-    /// (see [`ProbeBatch`]); None otherwise, or without the memory for it.
-    #[cfg(target_arch = "x86_64")]
-    pub(crate) fn probe_batch(self, array: &[u8], k: u8, keys: usize) -> Option<ProbeBatch> {
+    /// Whether every key of a C caller's two arrays, pointers and lengths, can exist, checked
+    /// with this path's vector instructions; None where it has none for it.
+    #[inline]
+    pub(crate) fn arrays_valid(self, pointers: &[*const c_char], lengths: &[usize]) -> Option<bool> {
         match self {
+            #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 if array.len() >= LARGE_ARRAY_BYTES => unsafe { ProbeBatch::new(k, keys) },
-            _ => None,
+            Isa::Avx512 => Some(unsafe { avx512::entries::arrays_valid(pointers, lengths) }),
+            _ => {
+                let _ = (pointers, lengths);
+                None
+            }
+        }
+    }
+
+    /// [`Isa::arrays_valid`] for one array of (pointer, length) pairs.
+    #[inline]
+    pub(crate) fn pairs_valid(self, pairs: &[[usize; 2]]) -> Option<bool> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => Some(unsafe { avx512::entries::pairs_valid(pairs) }),
+            _ => {
+                let _ = pairs;
+                None
+            }
         }
     }
 

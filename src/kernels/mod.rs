@@ -22,6 +22,9 @@
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
+// The batch engine, instantiated by the x86 kernels.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod generic;
 pub(crate) mod keys;
 pub(crate) mod portable;
 pub(crate) mod positions;

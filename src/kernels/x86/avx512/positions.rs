@@ -4,13 +4,14 @@
 use std::arch::x86_64::*;
 
 #[cfg(test)]
-use super::hash::to_array;
+use super::lanes::{GROUPS, LANES};
 #[cfg(test)]
-use super::{GROUPS, LANES};
+use crate::kernels::generic::hash::to_array;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 /// [`ProbePositions`] in vectors: leveldb's probe positions for 16 hashes at once.
+#[derive(Clone, Copy)]
 pub(crate) struct VectorPositions {
     len: __m512i,
     magic: __m512i,
@@ -150,7 +151,12 @@ avx512!(
         let vector = VectorPositions::new(positions);
         // SAFETY: loadu reads the 16 u32s of `h`; it needs no alignment.
         let (byte, bit) = vector.of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
-        let bits = to_array(&[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS]);
+        // SAFETY: the CPU has the features, by this function's contract.
+        let bits = unsafe {
+            to_array::<__m512i, LANES, GROUPS>(
+                &[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS],
+            )
+        };
         let inverse = InversePositions::new(array_len);
         let mut qword_bits = [[0; LANES]; 2];
         for (i, half) in h.chunks(8).enumerate() {

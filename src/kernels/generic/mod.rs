@@ -1,0 +1,109 @@
+//! The batch engine, written once for every vector instruction set: a chunk's keys hashed in
+//! lanes ([`hash`]), each probe of every key written out as rows of bytes and bit masks
+//! ([`rows`]), then the bits set or tested with plain loads and stores ([`engine`]). Each
+//! instruction set supplies its lane operations by implementing [`Vector`]
+//! (kernels/x86/avx2.rs, kernels/x86/avx512/); the portable kernels are scalar code of their own
+//! (kernels/portable.rs).
+
+pub(crate) mod engine;
+pub(crate) mod hash;
+pub(crate) mod rows;
+
+use crate::kernels::CHUNK;
+use crate::kernels::positions::ProbePositions;
+use rows::ProbeRow;
+
+/// How an instruction set handles a bit array past the L2 cache, where setting and testing bits
+/// waits on memory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LargeArrays {
+    /// Each chunk's k rows written first and the lines they touch prefetched, so that the
+    /// misses overlap.
+    PrefetchRows,
+    /// The rows of thousands of keys written before any bit is set or tested
+    /// ([`engine::ProbeBatch`]).
+    Batches,
+}
+
+/// A vector of `LANES` 32-bit lanes, and the operations the engine needs of it.
+///
+/// # Safety
+/// The methods run the instruction set's own instructions: they are sound only on a CPU that has
+/// its features. The engine's functions, generic over it, carry the same contract; they are
+/// called from functions compiled for those features (`#[target_feature]`), into which the
+/// methods, all `#[inline(always)]`, inline.
+pub(crate) unsafe trait Vector<const LANES: usize>: Copy {
+    /// Eight 32-bit words of one key, as [`Vector::transpose`] takes them.
+    type Row: Copy;
+    /// A filter's [`ProbePositions`] as [`Vector::byte_and_bit`] reads it.
+    type Positions: Copy;
+    /// Whether each key of a chunk has had every probe set so far.
+    type AllSet: Copy;
+
+    /// How bit arrays past the L2 cache are handled.
+    const LARGE_ARRAYS: LargeArrays;
+
+    /// `x` in every lane.
+    unsafe fn splat(x: u32) -> Self;
+    /// Lanes from `LANES` values at the start of `from`.
+    unsafe fn load(from: &[u32]) -> Self;
+    /// Lanes to the first `LANES` values of `to`.
+    unsafe fn store(self, to: &mut [u32]);
+    /// Lane by lane: `self + other` (wrapping).
+    unsafe fn add(self, other: Self) -> Self;
+    /// Lane by lane: `self ^ other`.
+    unsafe fn xor(self, other: Self) -> Self;
+    /// Lane by lane: the low 32 bits of `self * other`.
+    unsafe fn mul(self, other: Self) -> Self;
+    /// Lane by lane: `self >> 16`.
+    unsafe fn shift_right_16(self) -> Self;
+    /// Lane by lane: the smaller, unsigned.
+    unsafe fn min(self, other: Self) -> Self;
+    /// Lane by lane: `self` rotated right by 17 bits.
+    unsafe fn rotate_right_17(self) -> Self;
+
+    /// The words of `key` (`len` bytes of it: its length, or 0 to read nothing) from byte `from`
+    /// on, as leveldb's hash reads them: whole little-endian words, the zero-padded tail word,
+    /// then zeros. It reads no byte outside the key's first `len`.
+    unsafe fn key_row(key: &[u8], len: u32, from: usize) -> Self::Row;
+    /// Transposes `LANES` rows: vector j holds word j of every row, row i in lane i.
+    unsafe fn transpose(rows: [Self::Row; LANES]) -> [Self; 8];
+    /// One step of leveldb's hash in each lane whose key has bytes from `start` on:
+    /// `h = (h + w) * m; h ^= h >> s`, s = 16 for a whole word and 24 for the zero-padded tail
+    /// word; a lane whose key has ended keeps its hash.
+    unsafe fn hash_step(h: Self, word: Self, lens: Self, start: u32) -> Self;
+
+    /// `positions` in vectors.
+    unsafe fn positions(positions: &ProbePositions) -> Self::Positions;
+    /// Each lane's probe for hash `h`: the byte ([`ProbePositions::position`]'s) and the bit.
+    unsafe fn byte_and_bit(positions: &Self::Positions, h: Self) -> (Self, Self);
+    /// Writes a row: the bytes as they are, and each bit as a one-bit mask byte.
+    ///
+    /// # Safety
+    /// Also: `row` must be valid for writes.
+    unsafe fn store_row<const GROUPS: usize>(
+        bytes: [Self; GROUPS],
+        bits: [Self; GROUPS],
+        row: *mut ProbeRow,
+    );
+
+    /// Every key of a chunk's first `n` set so far, none after.
+    unsafe fn all_set(n: usize) -> Self::AllSet;
+    /// Clears the keys whose probed byte of this row lacks its mask's bit.
+    unsafe fn test_row(set: &mut Self::AllSet, probed: &[u8; CHUNK], masks: &[u8; CHUNK]);
+    /// Writes the answers of the first `out.len()` keys.
+    unsafe fn store_answers(set: Self::AllSet, out: &mut [bool]);
+
+    /// Writes the answers of a chunk's first `out.len()` keys, hashed, if the instruction set
+    /// has a faster way than rows for this array: true if it did.
+    #[inline(always)]
+    unsafe fn test_small_array<const GROUPS: usize>(
+        positions: &ProbePositions,
+        hashes: &[Self; GROUPS],
+        array: &[u8],
+        out: &mut [bool],
+    ) -> bool {
+        let _ = (positions, hashes, array, out);
+        false
+    }
+}
