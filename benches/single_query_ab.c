@@ -20,7 +20,8 @@
 // as the benchmark's 1M rows showed (docs/PERFORMANCE.md, Past the caches: what limits single
 // queries).
 //
-//   cargo build --release && cp target/release/libleveldb_bloom.so /tmp/a.so   (then change)
+//   cargo rustc --release --lib --crate-type cdylib
+//   cp target/release/libleveldb_bloom.so /tmp/a.so   (then change, and build again)
 //   cc -O2 -Iinclude benches/single_query_ab.c -o /tmp/single_query_ab -ldl
 //   /tmp/single_query_ab [--keys N] [--queries Q] [--key-len L] [--stream] [--batch]
 //                        [--chunk N] [--isa NAME] a.so b.so...

@@ -6,15 +6,18 @@
 // order with a set share of present keys.
 //
 // Run by `cargo bench --bench vs_leveldb [block] [small] [1M] [8M] [--key-len=N] [--heap-keys]
-// [--isa=NAME|all]` (benches/vs_leveldb.rs builds and links it); with --smoke first, tiny sizes
-// and one run, as `cargo test` does to check the program. --key-len=N makes every key N bytes (1
+// [--isa=NAME|all] [--leveldb-names]` (benches/vs_leveldb.rs builds and links it); with --smoke
+// first, tiny sizes and one run, as `cargo test` does to check the program. --key-len=N makes every key N bytes (1
 // to 1024): both implementations' hashes branch on the length, and with one length those branches
 // are predicted. --heap-keys puts each key in its own std::string, as a C++ program holds keys,
 // the strings allocated in an order unrelated to the order they are read in (so each key of the
 // 1M and 8M rows is a load from its own place in memory; the block rows copy a block's keys into
 // one hot buffer either way). --isa=NAME runs our side on that path (it sets LEVELDB_BLOOM_ISA);
 // --isa=all runs the whole program once per path this CPU has, slowest first, each in a process
-// of its own. The CPU and the path head every table.
+// of its own. --leveldb-names adds a column: ours through leveldb's names (leveldb_filterpolicy_*)
+// with a policy from this library's leveldb_filterpolicy_create_bloom, which, leveldb's C API
+// being loaded here, is an object of leveldb's wrapping ours, timed interleaved with the others,
+// and its time against the own names' (leveldb_bloom_*). The CPU and the path head every table.
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
 
@@ -170,41 +173,46 @@ struct HotBlock {
   }
 };
 
-// Times `theirs` and `ours` interleaved, `reps` times each; `check` compares their outputs after
-// every pair of runs. Prints the best ns per key of each and the speedup.
+// --leveldb-names
+bool g_leveldb_names = false;
+
+// Times `theirs`, `ours` and, with --leveldb-names, `by_names` (ours through leveldb's names)
+// interleaved, `reps` times each; `check` compares their outputs after every round of runs.
+// Prints the best ns per key of each and the speedups.
 //
 // With `blocks` (filters of a block's keys), each run visits every block: `stage(f)` (untimed)
-// puts block f's keys in the hot buffer, then `theirs(f)` and `ours(f)` are timed one after the
-// other, which one first alternating; a run's time is the sum over its blocks, less the cost of
-// timing each (timing_cost()). Otherwise each run is one timed call `theirs(0)` / `ours(0)` over
-// the whole workload. Returns leveldb's best ns per key.
+// puts block f's keys in the hot buffer, then each side is timed on block f one after the other,
+// which one first rotating; a run's time is the sum over its blocks, less the cost of timing each
+// (timing_cost()). Otherwise each run is one timed call of each side over the whole workload.
+// Returns leveldb's best ns per key.
 double compare(const char *workload, const char *op, size_t keys, int reps, size_t blocks,
              const std::function<void(size_t)> &stage,
              const std::function<void(size_t)> &theirs, const std::function<void(size_t)> &ours,
-             const std::function<void()> &check) {
-  double best_theirs = 1e300, best_ours = 1e300;
+             const std::function<void(size_t)> &by_names, const std::function<void()> &check) {
+  const std::function<void(size_t)> *sides[] = {&theirs, &ours, &by_names};
+  size_t n = g_leveldb_names ? 3 : 2;
+  double best[3] = {1e300, 1e300, 1e300};
   for (int rep = 0; rep < reps; rep++) {
-    double t_theirs = 0, t_ours = 0;
+    double t[3] = {0, 0, 0};
     for (size_t f = 0; f < blocks; f++) {
       stage(f);
-      if ((rep + f) % 2 == 0) {
-        t_theirs += seconds([&] { theirs(f); });
-        t_ours += seconds([&] { ours(f); });
-      } else {
-        t_ours += seconds([&] { ours(f); });
-        t_theirs += seconds([&] { theirs(f); });
+      for (size_t i = 0; i < n; i++) {
+        size_t side = (rep + f + i) % n;
+        t[side] += seconds([&] { (*sides[side])(f); });
       }
     }
     // Each side made `blocks` timed calls.
-    best_theirs = std::min(best_theirs, t_theirs - blocks * g_timing_cost);
-    best_ours = std::min(best_ours, t_ours - blocks * g_timing_cost);
+    for (size_t side = 0; side < n; side++)
+      best[side] = std::min(best[side], t[side] - blocks * g_timing_cost);
     check();
   }
-  double ns_theirs = best_theirs * 1e9 / keys, ns_ours = best_ours * 1e9 / keys;
-  printf("| %-22s | %-26s | %8.1f | %8.1f | %6.2fx |\n", workload, op, ns_theirs, ns_ours,
-         ns_theirs / ns_ours);
+  double ns[3];
+  for (size_t side = 0; side < 3; side++) ns[side] = best[side] * 1e9 / keys;
+  printf("| %-22s | %-26s | %8.1f | %8.1f | %6.2fx |", workload, op, ns[0], ns[1], ns[0] / ns[1]);
+  if (g_leveldb_names) printf(" %8.1f | %9.3f |", ns[2], ns[2] / ns[1]);
+  printf("\n");
   fflush(stdout);
-  return ns_theirs;
+  return ns[0];
 }
 
 constexpr size_t kProbes = 6;  // leveldb's k at 10 bits per key
@@ -303,6 +311,13 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
               std::mt19937_64 &rng) {
   std::unique_ptr<const leveldb::FilterPolicy> theirs(leveldb::NewBloomFilterPolicy(kBitsPerKey));
   leveldb_bloom_filterpolicy_t *ours = leveldb_bloom_filterpolicy_create_bloom(kBitsPerKey);
+  // With leveldb's C API loaded, an object of leveldb's wrapping a policy of ours: not one of the
+  // own names' objects, whose first word every policy of ours starts with.
+  leveldb_filterpolicy_t *by_names = nullptr;
+  if (g_leveldb_names) {
+    by_names = leveldb_filterpolicy_create_bloom(kBitsPerKey);
+    CHECK(by_names != nullptr && memcmp(by_names, ours, sizeof(void *)) != 0);
+  }
   size_t filters = (keys.size() + group - 1) / group;
   auto range = [&](size_t f) {
     return std::make_pair(f * group, std::min(keys.size(), f * group + group));
@@ -335,8 +350,8 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
   };
 
   std::vector<std::string> their_filters(filters);
-  std::vector<char *> our_filters(filters, nullptr);
-  std::vector<size_t> our_lens(filters, 0);
+  std::vector<char *> our_filters(filters, nullptr), names_filters(filters, nullptr);
+  std::vector<size_t> our_lens(filters, 0), names_lens(filters, 0);
   double leveldb_build = compare(
       name, "build", keys.size(), reps, blocks, stage_from(keys),
       [&](size_t b) {
@@ -354,18 +369,30 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
               ours, &ptrs[start], &lens[start], static_cast<int>(end - start), &our_lens[f]);
         }
       },
+      [&](size_t b) {
+        for (size_t f = covered(b).first; f < covered(b).second; f++) {
+          auto [start, end] = range(f);
+          leveldb_free(names_filters[f]);
+          names_filters[f] = leveldb_filterpolicy_create_filter(
+              by_names, &ptrs[start], &lens[start], static_cast<int>(end - start), &names_lens[f]);
+        }
+      },
       [&] {
         bool same = true;
-        for (size_t f = 0; f < filters; f++)
+        for (size_t f = 0; f < filters; f++) {
           same &= our_lens[f] == their_filters[f].size() &&
                   memcmp(our_filters[f], their_filters[f].data(), our_lens[f]) == 0;
+          if (g_leveldb_names)
+            same &= names_lens[f] == our_lens[f] &&
+                    memcmp(names_filters[f], our_filters[f], our_lens[f]) == 0;
+        }
         CHECK(same);
       });
 
   double leveldb_query = 0;  // at 95% present, the last
   for (int present_pct : {0, 50, 95}) {
     KeySet q = query_keys(keys, group, present_pct, rng);
-    std::vector<uint8_t> their_answers(q.size()), our_answers(q.size());
+    std::vector<uint8_t> their_answers(q.size()), our_answers(q.size()), names_answers(q.size());
     // Both query loops hold what stays fixed for a filter in locals, as a caller would: the
     // compiler must otherwise reload it through the captures after every call.
     auto leveldb_loop = [&](size_t b) {
@@ -381,6 +408,10 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
     auto same_answers = [&] {
       CHECK(their_answers == our_answers);
       std::fill(our_answers.begin(), our_answers.end(), 2);
+      if (g_leveldb_names) {
+        CHECK(names_answers == their_answers);
+        std::fill(names_answers.begin(), names_answers.end(), 2);
+      }
     };
     char op[64];
     snprintf(op, sizeof op, "query, %d%% present", present_pct);
@@ -399,6 +430,19 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
                                                                     filter, filter_len);
           }
         },
+        [&](size_t b) {
+          const leveldb_filterpolicy_t *policy = by_names;
+          const char *const *keys = ptrs;
+          const size_t *key_lens = lens;
+          uint8_t *answers = names_answers.data();
+          for (size_t f = covered(b).first; f < covered(b).second; f++) {
+            const char *filter = names_filters[f];
+            size_t filter_len = names_lens[f];
+            for (size_t i = range(f).first; i < range(f).second; i++)
+              answers[i] = leveldb_filterpolicy_key_may_match(policy, keys[i], key_lens[i], filter,
+                                                              filter_len);
+          }
+        },
         same_answers);
     snprintf(op, sizeof op, "batch query, %d%% present", present_pct);
     compare(
@@ -411,14 +455,24 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
                                                            our_lens[f], &our_answers[start]);
           }
         },
+        [&](size_t b) {
+          for (size_t f = covered(b).first; f < covered(b).second; f++) {
+            auto [start, end] = range(f);
+            leveldb_filterpolicy_key_may_match_batch(by_names, &ptrs[start], &lens[start],
+                                                     end - start, names_filters[f], names_lens[f],
+                                                     &names_answers[start]);
+          }
+        },
         same_answers);
   }
   // One large filter: how close its rows come to what memory allows.
-  if (!hot)
+  if (!hot && !g_leveldb_names)
     memory_floor(name, keys.size(), their_filters[0].size() - 1, reps, leveldb_build,
                  leveldb_query);
   for (char *f : our_filters) leveldb_bloom_free(f);
+  for (char *f : names_filters) leveldb_free(f);
   leveldb_bloom_filterpolicy_destroy(ours);
+  if (by_names) leveldb_filterpolicy_destroy(by_names);
 }
 
 }  // namespace
@@ -493,6 +547,7 @@ int main(int argc, char **argv) {
   bool smoke = argc > 1 && strcmp(argv[1], "--smoke") == 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--heap-keys") == 0) g_heap_keys = true;
+    if (strcmp(argv[i], "--leveldb-names") == 0) g_leveldb_names = true;
     if (strcmp(argv[i], "--isa=all") == 0) return run_every_path(argc, argv);
     // Before anything calls the library, which reads it once.
     if (strncmp(argv[i], "--isa=", 6) == 0) {
@@ -530,10 +585,16 @@ int main(int argc, char **argv) {
          kBitsPerKey, key_lens,
          g_heap_keys ? "each in its own std::string, allocated in random order" : "in one arena",
          sizes.reps, huge_reps, g_timing_cost * 1e9);
-  printf("| %-22s | %-26s | %8s | %8s | %7s |\n", "workload", "operation", "leveldb",
-         "ours", "speedup");
-  printf("|%s|%s|%s|%s|%s|\n", std::string(24, '-').c_str(), std::string(28, '-').c_str(),
+  if (g_leveldb_names)
+    printf("leveldb's names: ours through leveldb_filterpolicy_*, the policy an object of "
+           "leveldb's C API wrapping ours; names/own: its time over the own names'\n\n");
+  printf("| %-22s | %-26s | %8s | %8s | %7s |", "workload", "operation", "leveldb", "ours",
+         "speedup");
+  if (g_leveldb_names) printf(" %8s | %9s |", "names", "names/own");
+  printf("\n|%s|%s|%s|%s|%s|", std::string(24, '-').c_str(), std::string(28, '-').c_str(),
          std::string(10, '-').c_str(), std::string(10, '-').c_str(), std::string(9, '-').c_str());
+  if (g_leveldb_names) printf("%s|%s|", std::string(10, '-').c_str(), std::string(11, '-').c_str());
+  printf("\n");
 
   char name[64];
   if (selected(argc, argv, "block")) {

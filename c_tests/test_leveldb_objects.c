@@ -5,6 +5,8 @@
  * library's leveldb_filterpolicy_create_bloom or _create makes is then an object of leveldb's,
  * which every function here takes as this library's (the reference vectors' filters and answers),
  * and which leveldb's own destroy destroys as well as this library's, calling its destructor once.
+ * Once leveldb's own destroy has destroyed such an object, or leveldb is unloaded (dlclose), the
+ * object is foreign: bad input to every function here, which calls nothing of leveldb's for it.
  * The databases leveldb writes with such policies: c_tests/with_leveldb/db.c.
  *
  *   test_leveldb_objects VECTORS_DIR [LEVELDB_LIB]   (LEVELDB_LIB: libleveldb.so) */
@@ -215,6 +217,53 @@ static void policies_made_for_leveldb(const char *vectors) {
   }
 }
 
+/* The objects of a leveldb unloaded: nothing can free them, kept reachable for the leak checkers. */
+static leveldb_filterpolicy_t *outlived[2];
+
+/* Objects this library made over leveldb's and no longer knows: bad input. One that leveldb's own
+ * destroy destroyed, its address perhaps used again by a policy of leveldb's own; then, leveldb
+ * unloaded (`handle` closed), the objects it made before, which this library never calls leveldb
+ * for again: its destroy leaves them, calling no destructor. Returns leveldb loaded again. */
+static void *policies_this_library_no_longer_knows(void *handle, const char *library) {
+  for (int i = 0; i < 8; i++) {
+    leveldb_filterpolicy_t *made = leveldb_filterpolicy_create_bloom(10);
+    CHECK(leveldb_filterpolicy_name(made) != NULL);
+    leveldb.destroy(made);
+    /* Often where `made` was: this library must not take it for `made`. */
+    leveldb_filterpolicy_t *own = leveldb.create_bloom(10);
+    CHECK(leveldb_filterpolicy_name(own) == NULL);
+    leveldb.destroy(own);
+  }
+
+  static counts_t counts = {0, 0};
+  leveldb_filterpolicy_t *bloom = outlived[0] = leveldb_filterpolicy_create_bloom(10);
+  leveldb_filterpolicy_t *custom = outlived[1] =
+      leveldb_filterpolicy_create(&counts, count_destroyed, count_create, count_match, count_name);
+  CHECK(leveldb_filterpolicy_name(bloom) != NULL && leveldb_filterpolicy_name(custom) != NULL);
+  CHECK(counts.calls == 1);
+  dlclose(handle);
+  CHECK(dlopen(library, RTLD_NOW | RTLD_NOLOAD) == NULL);
+  /* Every call but a query first notices what was unloaded: the name, then the rest. */
+  CHECK(leveldb_filterpolicy_name(bloom) == NULL && leveldb_filterpolicy_name(custom) == NULL);
+  foreign_rows(bloom);
+  foreign_rows(custom);
+  CHECK(counts.calls == 1 && counts.destroyed == 0);
+
+  /* Without leveldb, this library's own objects; with it loaded again, leveldb's new ones. */
+  leveldb_filterpolicy_t *own = leveldb_filterpolicy_create_bloom(10);
+  leveldb_bloom_filterpolicy_t *reference = leveldb_bloom_filterpolicy_create_bloom(10);
+  CHECK(memcmp(own, reference, sizeof(void *)) == 0);
+  leveldb_filterpolicy_destroy(own);
+  handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  CHECK(handle != NULL);
+  leveldb_filterpolicy_t *again = leveldb_filterpolicy_create_bloom(10);
+  CHECK(memcmp(again, reference, sizeof(void *)) != 0);
+  CHECK(leveldb_filterpolicy_name(again) != NULL && leveldb_filterpolicy_name(bloom) == NULL);
+  leveldb_filterpolicy_destroy(again);
+  leveldb_bloom_filterpolicy_destroy(reference);
+  return handle;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || argc > 3) {
     fprintf(stderr, "usage: %s VECTORS_DIR [LEVELDB_LIB]\n", argv[0]);
@@ -237,8 +286,9 @@ int main(int argc, char **argv) {
   make_reference();
   foreign_policies();
   policies_made_for_leveldb(argv[1]);
+  handle = policies_this_library_no_longer_knows(handle, library);
   leveldb_bloom_free(filter);
   leveldb_bloom_free(block);
-  dlclose(handle);
+  if (handle != NULL) dlclose(handle);
   return finish();
 }

@@ -33,9 +33,10 @@
  *   filters, query, read its name); only destroy must not race with other uses. Callbacks of a
  *   custom policy must be safe to call from several threads, as leveldb requires. A filter
  *   block builder is used by one thread at a time; queries of one block may run at once.
- * - Errors: no call aborts or lets a Rust panic escape. Functions returning a pointer return NULL
- *   on bad input or when memory runs out. Queries answer 1 ("may match") on bad input: an error
- *   must never cause a false negative. A NULL pointer with length 0 is an empty byte string.
+ * - Errors: no call aborts or lets a Rust panic escape (beside leveldb's C API, see
+ *   leveldb_filterpolicy_create_bloom for the two ends leveldb's own code has). Functions
+ *   returning a pointer return NULL on bad input or when memory runs out. Queries answer 1
+ *   ("may match") on bad input: an error must never cause a false negative. A NULL pointer with length 0 is an empty byte string.
  *
  * Version and language
  * - LEVELDB_BLOOM_VERSION_MAJOR, _MINOR and _PATCH are this header's version;
@@ -121,8 +122,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LEVELDB_BLOOM_VERSION_MAJOR 0
-#define LEVELDB_BLOOM_VERSION_MINOR 1
+#define LEVELDB_BLOOM_VERSION_MAJOR 1
+#define LEVELDB_BLOOM_VERSION_MINOR 0
 #define LEVELDB_BLOOM_VERSION_PATCH 0
 
 #ifdef __cplusplus
@@ -604,9 +605,12 @@ void leveldb_bloom_filterpolicy_key_may_match_batch(const leveldb_bloom_filterpo
  (linked, or with `dlopen`), the policy is an object of leveldb's, made by leveldb's
  `leveldb_filterpolicy_create` over this library's filter: leveldb's
  `leveldb_options_set_filter_policy` can take it, and every function here takes it (looking
- it up on each call: the `leveldb_bloom_*` functions with a `leveldb_bloom_filterpolicy_t` are
- faster). Inside leveldb, a filter that memory cannot hold aborts the process, as leveldb's
- own code does.
+ it up on each call, with no lock: the `leveldb_bloom_*` functions with a
+ `leveldb_bloom_filterpolicy_t` answer a single query a little faster). Inside leveldb, a
+ filter that memory cannot hold aborts the process, as leveldb's own code does. If leveldb's
+ `leveldb_filterpolicy_create` throws (`std::bad_alloc` when memory runs out), the process
+ aborts: this library has no C++ to catch it, and a C program calling leveldb's C API ends
+ there too.
 
  # Threads
  Any number of threads may call it at once.

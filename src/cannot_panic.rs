@@ -18,7 +18,7 @@ impl CannotPanic {
 
     /// Runs `body` under the proof: for a body with several ways out, each of which must end it.
     /// For the exports of the shim's core (see `ffi_boundary_cannot_panic!`, src/no_unwind.rs).
-    #[cfg(not(feature = "leveldb-c-api"))]
+    #[cfg(one_unit)]
     #[inline(always)]
     pub(crate) fn around<T>(body: impl FnOnce() -> T) -> T {
         let proof = CannotPanic;

@@ -12,10 +12,6 @@ use crate::kernels::positions::ProbePositions;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86::{avx2, avx512};
 
-// The AVX-512 single query, which no_unwind reaches by a tail jump once AVX-512 is detected.
-#[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::single::may_match_c_abi;
-
 /// Which kernels run. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -32,9 +28,12 @@ pub(crate) enum Isa {
     Avx512 = 3,
 }
 
-/// [`Isa::best`] as its `u8`, once detected; 0 before. One byte that a single query compares
-/// in one instruction.
+/// [`Isa::best`] as its `u8`, once detected; 0 before.
 static BEST: AtomicU8 = AtomicU8::new(0);
+
+/// [`Isa::single_query_kernel`] as its `u8`, stored with [`BEST`]; 0 before. One byte that a
+/// single query reads and compares.
+static SINGLE: AtomicU8 = AtomicU8::new(0);
 
 /// The environment variable that lowers [`Isa::best`]: one of [`NAMES`].
 pub(crate) const OVERRIDE: &CStr = c"LEVELDB_BLOOM_ISA";
@@ -68,9 +67,23 @@ impl Isa {
                 .filter(|isa| cap.is_none_or(|cap| *isa as u8 <= cap))
                 .last()
                 .unwrap_or(Isa::Portable);
+            SINGLE.store(best.single_query_kernel() as u8, Ordering::Relaxed);
             BEST.store(best as u8, Ordering::Relaxed);
             best
         })
+    }
+
+    /// The kernel that answers single queries where `self` runs the rest: the fastest one
+    /// measured on CPUs of this vendor and vector width, never slower than the portable kernel
+    /// there (docs/PERFORMANCE.md, Single query: one kernel per CPU). AVX2's single query waits
+    /// on moves between general-purpose and vector registers, which Intel's cores make slow: on
+    /// Intel, and on any vendor not measured, the portable kernel takes AVX2's place.
+    fn single_query_kernel(self) -> Isa {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 if !crate::kernels::x86::features::amd_cores() => Isa::Portable,
+            isa => isa,
+        }
     }
 
     /// The `u8` of the path called `name` in [`NAMES`], if any.
@@ -91,24 +104,16 @@ impl Isa {
         }
     }
 
-    /// Whether [`Isa::best`] has been detected and is `self`: one compare of a byte.
-    #[cfg(target_arch = "x86_64")]
-    #[inline]
-    pub(crate) fn is_best_detected(self) -> bool {
-        BEST.load(Ordering::Relaxed) == self as u8
-    }
-
-    /// Whether [`Isa::best`] has been detected: one compare of a byte.
-    #[inline]
-    pub(crate) fn best_is_detected() -> bool {
-        BEST.load(Ordering::Relaxed) != 0
-    }
-
     /// [`Isa::best`] if it has been detected already: a plain load, with no call to keep
     /// registers across.
     #[inline]
-    pub(crate) fn best_detected() -> Option<Isa> {
-        match BEST.load(Ordering::Relaxed) {
+    fn best_detected() -> Option<Isa> {
+        Isa::from_u8(BEST.load(Ordering::Relaxed))
+    }
+
+    #[inline(always)]
+    fn from_u8(isa: u8) -> Option<Isa> {
+        match isa {
             1 => Some(Isa::Portable),
             #[cfg(target_arch = "x86_64")]
             2 => Some(Isa::Avx2),
@@ -227,24 +232,50 @@ impl Isa {
         }
     }
 
-    /// leveldb's `KeyMayMatch` for one key, on the kernel of `self`: the AVX-512 one, the AVX2
-    /// one, or the portable one.
-    #[inline]
-    pub(crate) fn may_match(self, key: &[u8], filter: &[u8]) -> bool {
-        let (array, k) = match parse(filter) {
-            Ok(parsed) => parsed,
-            Err(answer) => return answer,
-        };
+    /// leveldb's `KeyMayMatch` for one key, on the single-query kernel of `self` itself (the
+    /// tests run each), as 0 or 1.
+    #[inline(always)]
+    pub(crate) fn may_match(self, key: &[u8], filter: &[u8]) -> u8 {
+        match parse(filter) {
+            Ok((array, k)) => self.may_match_array(key, array, k),
+            Err(answer) => answer.into(),
+        }
+    }
+
+    /// [`Isa::may_match`] for a bit array and k (framing already checked). Every kernel is a
+    /// C-ABI function with no path to a panic, reached by a tail jump (see
+    /// [`crate::no_unwind::single_query`]).
+    #[inline(always)]
+    fn may_match_array(self, key: &[u8], array: &[u8], k: u8) -> u8 {
         match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::single::may_match(key, array, k) },
+            Isa::Avx512 => unsafe { avx512::single::may_match_c_abi(k.into(), key, array) },
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => {
-                // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-                unsafe { avx2::may_match_c_abi(k.into(), key, array) != 0 }
-            }
-            _ => portable::may_match(key, array, k),
+            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
+            Isa::Avx2 => unsafe { avx2::may_match_c_abi(k.into(), key, array) },
+            Isa::Portable => portable::may_match_c_abi(k.into(), key, array),
         }
     }
+}
+
+/// leveldb's `KeyMayMatch` for one key on the single-query kernel chosen for this CPU
+/// ([`Isa::single_query_kernel`]), as 0 or 1; None before detection, which the caller does
+/// another way. Its filter is parsed once, and the kernel reached by a tail jump.
+#[inline(always)]
+pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> Option<u8> {
+    // AVX-512's kernel, the fastest, tested first by a load of its own: the compiler would
+    // fold one test of a single load into a `match` that reaches AVX-512 last.
+    #[cfg(target_arch = "x86_64")]
+    if SINGLE.load(Ordering::Relaxed) == Isa::Avx512 as u8 {
+        return Some(Isa::Avx512.may_match(key, filter));
+    }
+    let kernel = Isa::from_u8(SINGLE.load(Ordering::Relaxed))?;
+    Some(kernel.may_match(key, filter))
+}
+
+/// [`single_query`] whatever the state of detection (it detects), and for any filter.
+#[inline]
+pub(crate) fn single_query_detecting(key: &[u8], filter: &[u8]) -> u8 {
+    Isa::best().single_query_kernel().may_match(key, filter)
 }

@@ -11,6 +11,21 @@ use crate::hash::bloom_hash;
 /// # Panics
 /// If `out` is shorter than 2 bytes.
 pub fn fill_filter<'k>(num_probes: u8, keys: impl IntoIterator<Item = &'k [u8]>, out: &mut [u8]) {
+    fill_filter_of_hashes(num_probes, keys.into_iter().map(bloom_hash), out);
+}
+
+/// [`fill_filter`] for keys given by their hashes: the filter another hash of the keys makes
+/// under leveldb's format (`leveldb-bloom check` rebuilds those of writers that hash otherwise).
+/// Hidden: the workspace's tool uses it, and it is no part of the API (docs/RELEASING.md).
+///
+/// # Panics
+/// If `out` is shorter than 2 bytes.
+#[doc(hidden)]
+pub fn fill_filter_of_hashes(
+    num_probes: u8,
+    hashes: impl IntoIterator<Item = u32>,
+    out: &mut [u8],
+) {
     let (k, array) = out
         .split_last_mut()
         .expect("a filter is at least 2 bytes long");
@@ -18,8 +33,8 @@ pub fn fill_filter<'k>(num_probes: u8, keys: impl IntoIterator<Item = &'k [u8]>,
     array.fill(0);
     *k = num_probes;
     let bits = array_bits(array);
-    for key in keys {
-        for pos in probe_positions(bloom_hash(key), num_probes, bits) {
+    for hash in hashes {
+        for pos in probe_positions(hash, num_probes, bits) {
             array[(pos / 8) as usize] |= 1 << (pos % 8);
         }
     }

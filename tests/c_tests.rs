@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{
-    FULL, Link, NATIVE_STATIC_LIBS, TARGET, build, build_each, build_prefixed, command, compiler,
-    prefixed_library, program, programs, run, run_on,
+    FULL, Link, NATIVE_STATIC_LIBS, Program, TARGET, build, build_each, build_prefixed, command,
+    compiler, prefixed_library, program, programs, run, run_on,
 };
+use leveldb_bloom_test_support::docs::code_blocks;
+#[cfg(target_os = "linux")]
+use leveldb_bloom_test_support::docs::{UserShell, test_block};
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::{lib_dir, root, system_library};
-use leveldb_bloom_test_support::readme::code_blocks;
 use leveldb_bloom_test_support::scratch::claim;
-#[cfg(target_os = "linux")]
-use leveldb_bloom_test_support::scratch::fresh;
 use leveldb_bloom_test_support::tools::pinned_targets;
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials, with_leveldb};
 
@@ -27,14 +27,23 @@ fn main() {
         trial!(bad_input_through_c_abi),
         trial!(custom_policies_through_c_abi),
         trial!(threads_share_one_policy),
+        trial!(threads_share_one_object_of_leveldbs, Leveldb),
         trial!(differential_against_leveldb, Leveldb),
         trial!(out_of_memory_through_c_abi),
         trial!(one_file_includes_leveldb_c_h_and_our_header, Leveldb),
         trial!(policies_of_leveldb_and_for_leveldb_through_c_abi, Leveldb),
+        trial!(
+            leveldbs_constructor_runs_with_no_lock_held_and_its_exception_aborts,
+            Leveldb
+        ),
         trial!(c_tests_by_own_names_against_the_build_without_leveldbs),
         trial!(every_leveldb_name_has_an_own_name),
         trial!(with_leveldb_linked_shared_in_either_order, Leveldb),
         trial!(with_leveldb_both_static_archives_fail_to_link, Leveldb),
+        trial!(
+            with_leveldbs_static_archive_and_this_library_shared,
+            Leveldb
+        ),
         trial!(with_leveldb_this_library_loaded_with_dlopen, Leveldb),
         trial!(with_leveldb_leveldb_loaded_with_dlopen, Leveldb),
         trial!(with_leveldb_the_build_without_leveldbs_names, Leveldb),
@@ -42,7 +51,7 @@ fn main() {
         trial!(readme_c_examples_compile_and_run),
         // Linux: LD_LIBRARY_PATH and readelf.
         #[cfg(target_os = "linux")]
-        trial!(readme_link_line_from_the_build_tree),
+        trial!(build_tree_link_lines),
         trial!(committed_vectors_regenerate_from_leveldb, Leveldb),
         trial!(benchmark_against_leveldb_checks_pass, Leveldb),
         trial!(
@@ -60,9 +69,14 @@ fn main() {
 /// Builds the program from `source` linked statically and dynamically, and runs both on each
 /// path this CPU has, with each set of arguments the program list gives it.
 fn build_and_run_both(source: &str) {
+    build_and_run_both_where(source, |_| true);
+}
+
+/// [`build_and_run_both`] with the sets of arguments `chosen` picks.
+fn build_and_run_both_where(source: &str, chosen: impl Fn(&Program) -> bool) {
     let runs: Vec<_> = programs(FULL)
         .into_iter()
-        .filter(|program| program.source == source)
+        .filter(|program| program.source == source && chosen(program))
         .collect();
     assert!(!runs.is_empty(), "{source} is not in the program list");
     for link in [Link::Static, Link::Shared] {
@@ -100,7 +114,13 @@ fn custom_policies_through_c_abi() {
 }
 
 fn threads_share_one_policy() {
-    build_and_run_both("c_tests/test_threads.c");
+    build_and_run_both_where("c_tests/test_threads.c", |program| !program.needs_leveldb);
+}
+
+/// The same with leveldb's C API loaded: by leveldb's names, through objects of leveldb's that
+/// wrap this library's policies, while another thread makes and destroys others.
+fn threads_share_one_object_of_leveldbs() {
+    build_and_run_both_where("c_tests/test_threads.c", |program| program.needs_leveldb);
 }
 
 /// Live comparison with the system leveldb on random inputs, for a fixed number of cases. The
@@ -123,6 +143,13 @@ fn one_file_includes_leveldb_c_h_and_our_header() {
 /// this library's filter.
 fn policies_of_leveldb_and_for_leveldb_through_c_abi() {
     build_and_run_both("c_tests/test_leveldb_objects.c");
+}
+
+/// leveldb's `leveldb_filterpolicy_create`, as this library calls it to make leveldb's objects,
+/// runs with no lock of this library's held (another thread uses the library from inside it), and
+/// an exception it throws aborts the process, as the header says.
+fn leveldbs_constructor_runs_with_no_lock_held_and_its_exception_aborts() {
+    build_and_run_both("c_tests/test_leveldb_constructor.cc");
 }
 
 /// The C tests that need nothing but this library, by its own names (c_tests/own_names.h),
@@ -276,6 +303,26 @@ fn with_leveldb_both_static_archives_fail_to_link() {
     }
 }
 
+/// leveldb's static archive in the program, this library's shared build linked too, in either
+/// order, the program exporting its symbols or not: the archive's definitions are the program's
+/// own, which come before any library's, so its leveldb names are leveldb's.
+fn with_leveldbs_static_archive_and_this_library_shared() {
+    let dir = tmp_dir!().trial();
+    let ours = shared(&lib_dir(), "leveldb_bloom");
+    for export in [false, true] {
+        let flags: Vec<String> = export.then(|| "-rdynamic".to_owned()).into_iter().collect();
+        for (name, order) in [
+            ("ours-first", [&ours[..], &static_leveldb()]),
+            ("leveldb-first", [&static_leveldb()[..], &ours]),
+        ] {
+            let link: Vec<String> = flags.iter().chain(order.concat().iter()).cloned().collect();
+            let name = format!("{name}{}", if export { "-rdynamic" } else { "" });
+            let exe = build_db(&dir, &name, &["-DLEVELDB_STATIC"], &link).expect("links");
+            with_leveldb::check(&exe, None, with_leveldb::Policy::Leveldbs);
+        }
+    }
+}
+
 /// Linked with leveldb, this library loaded with dlopen, privately or globally, its functions
 /// taken with dlsym: its leveldb_filterpolicy_create_bloom gives a policy leveldb can use.
 fn with_leveldb_this_library_loaded_with_dlopen() {
@@ -393,68 +440,39 @@ fn readme_c_examples_compile_and_run() {
     }
 }
 
-/// The README's link line from the build tree, run as written: its C example compiled with
-/// `-Iinclude -Ltarget/release -lleveldb_bloom` and started with `LD_LIBRARY_PATH=target/release`,
-/// in a folder whose include/ is the repository's and whose target/release holds the libraries
-/// this `cargo test` built (so the block's `cargo build` line is left out); then its static line
-/// with `cc -static`, which must give a program with no dynamic section.
+/// docs/PLATFORMS.md's static and shared links from the build tree, as a user pastes them, with
+/// cargo's release build shared with the other tests that run the README's commands; then its
+/// static line with `cc -static`, which must give a program with no dynamic section.
 #[cfg(target_os = "linux")]
-fn readme_link_line_from_the_build_tree() {
-    let block = code_blocks("sh")
-        .into_iter()
-        .find(|b| b.contains("-Ltarget/release"))
-        .expect("the README has a ```sh block linking with -Ltarget/release");
-    let script: Vec<&str> = block
-        .lines()
-        .filter(|line| !line.starts_with("cargo build"))
-        .collect();
-    let example = code_blocks("c")
-        .into_iter()
-        .next()
-        .expect("the README has a C example");
-
-    let dir = fresh(tmp_dir!().trial().join("readme-link-line"));
-    let release = dir.join("target/release");
-    std::fs::create_dir_all(&release).unwrap();
-    std::os::unix::fs::symlink(root().join("include"), dir.join("include")).unwrap();
-    for library in ["libleveldb_bloom.so", "libleveldb_bloom.a"] {
-        std::os::unix::fs::symlink(lib_dir().join(library), release.join(library)).unwrap();
-    }
-    std::fs::write(dir.join("app.c"), example).unwrap();
-
-    let sh = |script: &str| {
-        process::run(
-            Command::new("sh")
-                .arg("-ec")
-                .arg(script)
-                .current_dir(&dir)
-                .env_remove("LD_LIBRARY_PATH"),
-        )
-    };
-    let stdout = sh(&script.join("\n"));
-    assert!(stdout.contains("banana may match: 1"), "{stdout}");
+fn build_tree_link_lines() {
+    let shell = UserShell::new(claim(tmp_dir!().outside_checkout("build-tree")))
+        .shared_target(&tmp_dir!().cargo_target("readme-cargo"));
+    let stdout = shell.run("build-tree");
+    let found = "members found:   10000 of 10000";
+    assert_eq!(stdout.matches(found).count(), 2, "{stdout}");
     let dynamic = process::run(
         Command::new("readelf")
-            .args(["-d", "app"])
-            .current_dir(&dir),
+            .arg("-d")
+            .arg(shell.checkout.join("quickstart")),
     );
     assert!(
         dynamic.contains("[libleveldb_bloom.so]"),
         "the program must load libleveldb_bloom.so"
     );
 
-    let static_line = script
-        .iter()
+    let block = test_block("build-tree").body;
+    let static_line = block
+        .lines()
         .find(|line| line.starts_with("cc ") && line.contains("libleveldb_bloom.a"))
         .expect("the block links the static library");
     let fully_static = static_line
         .replacen("cc ", "cc -static ", 1)
-        .replace("-o app-static", "-o app-fully-static");
-    let stdout = sh(&format!(
-        "{fully_static}\n./app-fully-static\nreadelf -d app-fully-static"
-    ));
+        .replace("-o quickstart-static", "-o quickstart-fully-static");
+    let stdout = process::run(shell.command("sh").arg("-ec").arg(format!(
+        "{fully_static}\n./quickstart-fully-static\nreadelf -d quickstart-fully-static"
+    )));
     assert!(
-        stdout.contains("banana may match: 1") && stdout.contains("There is no dynamic section"),
+        stdout.contains(found) && stdout.contains("There is no dynamic section"),
         "`{fully_static}`: {stdout}"
     );
 }
@@ -504,10 +522,7 @@ fn benchmark_runs_every_path_in_turn() {
 
 /// The benchmark started with an argv[0] that names no program: its --isa=all says so.
 #[cfg(unix)]
-fn program_named_by_argv0_missing(
-    program: &leveldb_bloom_test_support::c_harness::Program,
-    exe: &std::path::Path,
-) {
+fn program_named_by_argv0_missing(program: &Program, exe: &std::path::Path) {
     use std::os::unix::process::CommandExt;
     let missing = exe.with_file_name("no-such-program");
     let mut cmd = command(program, exe);

@@ -1,13 +1,17 @@
-//! The CMake flow a C/C++ user follows, end to end, as the README's "From C" shows it:
-//! configure, build and ctest this project and run its quickstart; install it to a temporary
-//! prefix; build the downstream project in examples/cmake-consumer against that install with the
-//! shared, the static and the prefixed target (the build without leveldb's names), and plain C
-//! with pkg-config, shared and static; run them all and check with readelf which library each one
-//! needs. Then the prefixed build with leveldb's C API in one program, through pkg-config, shared
-//! and static (c_tests/with_leveldb/db.c). Then the static target and pkg-config's static flags
-//! with `-static`, each a program with no dynamic section; and the package refusing a version it
-//! is not compatible with. And with no C++ compiler on `PATH`: the README's main job, and a C-only
-//! project adding this one with `add_subdirectory`.
+//! The README's C commands as a user pastes them: its main job, with no C++ compiler on `PATH`;
+//! the install to ~/.local with examples/cmake-consumer built against it; the quickstart linked
+//! with pkg-config's flags; examples/with_leveldb.c with the prefixed build and leveldb.
+//!
+//! Then the CMake flow beyond them, end to end: configure, build and ctest this project and run
+//! its quickstart; install it to a temporary prefix; build the downstream project in
+//! examples/cmake-consumer against that install with the shared, the static and the prefixed
+//! target (the build without leveldb's names), and plain C with pkg-config, shared and static;
+//! run them all and check with readelf which library each one needs. Then the prefixed build with
+//! leveldb's C API in one program, through pkg-config, shared and static
+//! (c_tests/with_leveldb/db.c). Then the static target and pkg-config's static flags with
+//! `-static`, each a program with no dynamic section; and the package refusing a version it is
+//! not compatible with. And with no C++ compiler on `PATH`, a C-only project adding this one with
+//! `add_subdirectory`.
 //!
 //! Then the same for Windows, built with MinGW-w64 and run under wine: ctest, the install (the
 //! DLL in bin/, its import library and the static library in lib/) and the consumer project.
@@ -26,7 +30,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use cmake_support::{cargo_options, cmake_build, dynamic_section};
+use cmake_support::{cargo_options, cargo_target_dir, cmake_build, dynamic_section};
+use leveldb_bloom_test_support::docs::UserShell;
 use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::process::{self, run};
 use leveldb_bloom_test_support::scratch::{claim, fresh};
@@ -35,6 +40,8 @@ use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
+        trial!(readme_cmake_and_pkg_config_commands, Cmake),
+        trial!(readme_commands_next_to_leveldb, Cmake, Leveldb),
         trial!(configure_build_ctest_install_and_consume, Cmake),
         trial!(main_job_and_add_subdirectory_need_no_cpp_compiler, Cmake),
         trial!(
@@ -100,24 +107,19 @@ fn write_c_project(dir: &Path, name: &str, body: &str) {
     .expect("CMakeLists.txt written");
 }
 
-/// The versions the package must accept and refuse: its own major.minor, and the one before,
-/// which under 0.x is the previous minor (a 0.x minor may break the one before it).
+/// The versions the package must accept and refuse (the version policy, docs/RELEASING.md): the
+/// first of its major, as a program built against any earlier release of that major asks for it,
+/// and the major before, whose ABI it does not keep.
 fn accepted_and_refused_versions() -> (String, String) {
     let major: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
-    let minor: u32 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
-    let refused = match major {
-        0 => format!(
-            "0.{}",
-            minor.checked_sub(1).expect("a 0.x version past 0.0")
-        ),
-        _ => format!("{}.0", major - 1),
-    };
-    (format!("{major}.{minor}"), refused)
+    let previous = major.checked_sub(1).expect("a version from 1.0 on");
+    (format!("{major}.0"), format!("{previous}.0"))
 }
 
 /// The ctest names this project must register: `<program>-static` and `<program>-shared` for
 /// every program in c_tests/ (those using leveldb only when leveldb is installed, not for
-/// Windows; those using POSIX's RLIMIT_AS not for Windows).
+/// Windows; those using POSIX's RLIMIT_AS, and the C++ ones, which cross builds leave out, not
+/// for Windows).
 fn expected_ctest_names(windows: bool) -> Vec<String> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(root().join("c_tests")).expect("c_tests/") {
@@ -133,7 +135,9 @@ fn expected_ctest_names(windows: bool) -> Vec<String> {
         if includes("#include <leveldb/") && (windows || !Tool::Leveldb.is_present()) {
             continue;
         }
-        if includes("#include <sys/resource.h>") && windows {
+        if (includes("#include <sys/resource.h>") || path.extension().is_some_and(|e| e == "cc"))
+            && windows
+        {
             continue;
         }
         let stem = path.file_stem().unwrap().to_string_lossy();
@@ -217,6 +221,45 @@ impl Flow {
     }
 }
 
+/// A user's machine for the README's C commands, cargo's builds shared with the other CMake tests.
+fn readme_shell(name: &str) -> UserShell {
+    UserShell::new(claim(tmp_dir!().outside_checkout(name)))
+        .env("CARGO_TARGET_DIR", cargo_target_dir())
+}
+
+/// The README's "C with CMake" and "C with pkg-config" commands as a user pastes them: installed
+/// to ~/.local, examples/cmake-consumer built against it and run, then the quickstart linked with
+/// pkg-config's flags, shared and static, and run.
+fn readme_cmake_and_pkg_config_commands() {
+    let shell = readme_shell("readme");
+    let consumers = shell.run("cmake-install");
+    assert_eq!(
+        consumers.matches("3 of 3 keys found").count(),
+        2,
+        "{consumers}"
+    );
+    let consumer_build = shell.checkout.join("consumer-build");
+    assert!(needs(&consumer_build.join("consumer_shared"), SONAME));
+    assert!(!needs(&consumer_build.join("consumer_static"), SONAME));
+
+    let quickstarts = shell.run("pkg-config");
+    let found = "members found:   10000 of 10000";
+    assert_eq!(quickstarts.matches(found).count(), 2, "{quickstarts}");
+    assert!(needs(&shell.checkout.join("quickstart"), SONAME));
+    assert!(!needs(&shell.checkout.join("quickstart-static"), SONAME));
+}
+
+/// The README's "C next to leveldb's C API" commands as a user pastes them: the prefixed build
+/// installed, examples/with_leveldb.c linked with it and leveldb, and run.
+fn readme_commands_next_to_leveldb() {
+    let shell = readme_shell("readme-with-leveldb");
+    let output = shell.run("with-leveldb");
+    assert!(output.contains("leveldb: apple is red\n"), "{output}");
+    assert!(output.contains("banana may match: 1\n"), "{output}");
+    let program = shell.checkout.join("with_leveldb");
+    assert!(needs(&program, PREFIXED_SONAME) && !needs(&program, SONAME));
+}
+
 fn configure_build_ctest_install_and_consume() {
     // This project: configure, build, test; the README's main job, the C quickstart, too.
     let flow = Flow::build(&[]);
@@ -260,6 +303,12 @@ fn configure_build_ctest_install_and_consume() {
     ] {
         assert!(prefix.join(file).is_file(), "{file} must be installed");
     }
+    // The tool only when asked for (below).
+    let tool = prefix.join("bin/leveldb-bloom");
+    assert!(
+        !tool.exists(),
+        "leveldb-bloom must not be installed unless asked for"
+    );
 
     // 1 and 2: find_package with the shared and the static target.
     let consumer_build = flow.build_consumer(&[]);
@@ -424,6 +473,21 @@ fn configure_build_ctest_install_and_consume() {
         "find_package(leveldb_bloom {refused}) must refuse {}: {stderr}",
         env!("CARGO_PKG_VERSION")
     );
+
+    // Asked for, the leveldb-bloom tool is built and installed to bin/.
+    run(Command::new("cmake")
+        .arg(&flow.build)
+        .arg("-DLEVELDB_BLOOM_TOOL=ON"));
+    run(Command::new("cmake")
+        .arg("--build")
+        .arg(&flow.build)
+        .args(["--target", "leveldb_bloom_tool"]));
+    flow.install();
+    let version = run(Command::new(&tool).arg("--version"));
+    assert_eq!(
+        version.trim(),
+        format!("leveldb-bloom {}", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 /// A folder of links to every program on `PATH` but the C++ compilers (every name with `++`:
@@ -483,15 +547,11 @@ fn main_job_and_add_subdirectory_need_no_cpp_compiler() {
         ])
     };
 
-    // cmake -S . -B build && cmake --build build --target run_quickstart
-    let build = work.join("build");
-    configure(root(), &build);
-    let quickstart = cmake(&[
-        "--build".as_ref(),
-        build.as_ref(),
-        "--target".as_ref(),
-        "run_quickstart".as_ref(),
-    ]);
+    // The README's main job, as a user pastes it.
+    let quickstart = readme_shell("main-job")
+        .env("PATH", &path)
+        .env_remove("CXX")
+        .run("main-job");
     assert!(
         quickstart.contains("members found:   10000 of 10000"),
         "{quickstart}"

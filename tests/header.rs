@@ -3,6 +3,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use leveldb_bloom_test_support::scratch::{claim, fresh};
+use leveldb_bloom_test_support::tmp_dir;
+
 #[test]
 fn committed_header_is_current() {
     let crate_dir = env!("CARGO_MANIFEST_DIR");
@@ -16,6 +19,13 @@ fn committed_header_is_current() {
         env!("CARGO_PKG_VERSION_MAJOR"),
         env!("CARGO_PKG_VERSION_MINOR"),
         env!("CARGO_PKG_VERSION_PATCH"),
+    ));
+    // The declarations of the names src/ffi/leveldb_names.rs makes with a macro, which cbindgen
+    // does not expand: the list as written, after every other item, before the trailer.
+    let forwarders = forwarders_declared(&config);
+    config.trailer = Some(format!(
+        "{forwarders}\n{}",
+        config.trailer.unwrap_or_default()
     ));
     let mut generated = Vec::new();
     cbindgen::Builder::new()
@@ -42,6 +52,49 @@ fn committed_header_is_current() {
     panic!(
         "include/leveldb_bloom.h is stale: regenerate it with `UPDATE_HEADER=1 cargo test --test header`"
     );
+}
+
+/// What cbindgen declares, with `config`'s rules, for the items of `forward_to_own_names!`'s list
+/// in src/ffi/leveldb_names.rs, which holds them as a module holds its items: each a function as
+/// its export is declared, with its doc, in that module's cfg.
+fn forwarders_declared(config: &cbindgen::Config) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi/leveldb_names.rs");
+    let source = std::fs::read_to_string(&path).expect("src/ffi/leveldb_names.rs");
+    let list = source
+        .split_once("\nforward_to_own_names! {\n")
+        .and_then(|(_, rest)| rest.split_once("\n}\n"))
+        .expect("leveldb_names.rs has the list `forward_to_own_names! {` ... `}`")
+        .0;
+    let dir = claim(fresh(tmp_dir!().program().join("forwarders")));
+    let module = dir.join("leveldb_names.rs");
+    std::fs::write(
+        &module,
+        format!(
+            "#[cfg(feature = \"leveldb-c-api\")]\nmod leveldb_names {{\n{}\n}}\n",
+            list.replace(
+                "pub unsafe extern",
+                "#[unsafe(no_mangle)]\npub unsafe extern"
+            )
+        ),
+    )
+    .expect("the list written out");
+    // Only the declarations: the header's frame is the crate's.
+    let mut config = config.clone();
+    config.header = None;
+    config.trailer = None;
+    config.autogen_warning = None;
+    config.include_guard = None;
+    config.after_includes = None;
+    config.no_includes = true;
+    config.sys_includes = Vec::new();
+    let mut declared = Vec::new();
+    cbindgen::Builder::new()
+        .with_src(&module)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen declares the list")
+        .write(&mut declared);
+    String::from_utf8(declared).expect("UTF-8")
 }
 
 /// The version is written once, in Cargo.toml: the header's macros and what the library reports

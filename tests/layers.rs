@@ -1,12 +1,13 @@
-//! Checks over the text of src/: each module imports only from its own layer or those below it
-//! (by its `crate::`, `$crate::` and `super::` paths), no files import each other in a circle, and
-//! every section of docs/PERFORMANCE.md that a comment cites exists.
+//! Checks over the text of src/ and of test-support/src/: each module imports only from its own
+//! layer or those below it (by its `crate::`, `$crate::` and `super::` paths, a macro by the file
+//! that defines it), no files import each other in a circle, and every section of
+//! docs/PERFORMANCE.md that a comment in src/ cites exists.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The layers, lowest first: a module's layer is that of its longest prefix listed here. A file
-/// under none of them fails the test, so that a new module is placed on purpose.
+/// The library's layers, lowest first: a module's layer is that of its longest prefix listed
+/// here. A file under none of them fails the test, so that a new module is placed on purpose.
 const LAYERS: &[(&str, u8)] = &[
     // leveldb's filter format: constants, a filter's framing; a filter block's layout.
     ("format", 0),
@@ -36,28 +37,74 @@ const LAYERS: &[(&str, u8)] = &[
     ("", 8),
 ];
 
+/// test-support's layers, as [`LAYERS`] are the library's.
+const TEST_SUPPORT_LAYERS: &[(&str, u8)] = &[
+    // What needs nothing else: a test's kept output, where it writes, the library's paths by
+    // name, random data, leveldb's table format.
+    ("capture", 0),
+    ("scratch", 0),
+    ("isa", 0),
+    ("random", 0),
+    ("tables", 0),
+    // Running programs, their output into the test's.
+    ("process", 1),
+    // Where the repository and the libraries are, and what the repository holds: the vectors.
+    ("paths", 2),
+    ("vectors", 2),
+    ("filterblock_vectors", 2),
+    // Building the C test programs, tools/ and the check tool, fetching leveldb's packages; the
+    // README's and docs/' blocks, and a user's machine to run them on.
+    ("c_harness", 3),
+    ("check_tool", 3),
+    ("docs", 3),
+    ("leveldb_tools", 3),
+    ("packages", 3),
+    // What runs those builds, and which tools this machine has.
+    ("with_leveldb", 4),
+    ("tools", 4),
+    // The harness: a test ignored or failed by the tools it needs.
+    ("trials", 5),
+    // The crate root, which declares the modules (and holds the exported macros by name only).
+    ("", 6),
+];
+
 #[test]
 fn imports_only_go_down_the_layers_without_cycles() {
-    let files = source_files();
+    check_layers("src", LAYERS);
+}
+
+#[test]
+fn test_support_imports_only_go_down_the_layers_without_cycles() {
+    check_layers("test-support/src", TEST_SUPPORT_LAYERS);
+}
+
+/// The check of the two tests above over the crate whose sources are in `src` (relative to the
+/// repository), whose layers are `layers`.
+fn check_layers(src: &str, layers: &[(&str, u8)]) {
+    let files = source_files(src);
     let modules: Vec<&str> = files.keys().map(String::as_str).collect();
+    let macros = macro_homes(&files);
     let mut edges: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut upward = Vec::new();
     for (module, text) in &files {
-        let layer = layer_of(module);
+        let layer = layer_of(layers, src, module);
         for (path, line) in crate_paths(module, &strip_comments_and_literals(text)) {
-            let Some(target) = longest_module_prefix(&modules, &path) else {
+            let target = match &path {
+                CratePath::Macro(name) => macros.get(name).copied(),
+                CratePath::Item(segments) => longest_module_prefix(&modules, segments),
+            };
+            let Some(target) = target else {
                 continue;
             };
             if target == module.as_str() {
                 continue;
             }
-            if layer_of(target) > layer {
+            if layer_of(layers, src, target) > layer {
                 upward.push(format!(
-                    "{} (layer {layer}) imports {} (layer {}) at line {line}: {}",
-                    file_name(module),
-                    file_name(target),
-                    layer_of(target),
-                    path.join("::")
+                    "{} (layer {layer}) imports {} (layer {}) at line {line}: {path}",
+                    file_name(src, module),
+                    file_name(src, target),
+                    layer_of(layers, src, target),
                 ));
             }
             let targets = edges.entry(module.as_str()).or_default();
@@ -72,7 +119,7 @@ fn imports_only_go_down_the_layers_without_cycles() {
         upward.join("\n")
     );
     if let Some(cycle) = find_cycle(&edges) {
-        let names: Vec<String> = cycle.iter().map(|m| file_name(m)).collect();
+        let names: Vec<String> = cycle.iter().map(|m| file_name(src, m)).collect();
         panic!(
             "files that import each other in a circle: {}",
             names.join(" -> ")
@@ -91,7 +138,7 @@ fn cited_performance_sections_exist() {
         .collect();
     let mut missing = Vec::new();
     let mut cited = 0;
-    for (module, text) in source_files() {
+    for (module, text) in source_files("src") {
         // Comment text with its line breaks and comment markers folded into spaces.
         let comments: Vec<&str> = text
             .lines()
@@ -103,7 +150,7 @@ fn cited_performance_sections_exist() {
             let section = citation.split(')').next().unwrap_or_default();
             cited += 1;
             if !sections.contains(&section) {
-                missing.push(format!("{}: {section:?}", file_name(&module)));
+                missing.push(format!("{}: {section:?}", file_name("src", &module)));
             }
         }
     }
@@ -118,11 +165,11 @@ fn cited_performance_sections_exist() {
     );
 }
 
-/// Every .rs file under src/, by module path ("" for lib.rs, "kernels" for kernels/mod.rs,
-/// "kernels::keys" for kernels/keys.rs).
-fn source_files() -> BTreeMap<String, String> {
+/// Every .rs file under `src` (relative to the repository), by module path ("" for lib.rs,
+/// "kernels" for kernels/mod.rs, "kernels::keys" for kernels/keys.rs).
+fn source_files(src: &str) -> BTreeMap<String, String> {
     fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(dir).expect("src/ is readable") {
+        for entry in std::fs::read_dir(dir).expect("a source folder is readable") {
             let path = entry.expect("a directory entry").path();
             let name = path
                 .file_name()
@@ -145,30 +192,60 @@ fn source_files() -> BTreeMap<String, String> {
     }
     let mut files = BTreeMap::new();
     walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(src),
         &[],
         &mut files,
     );
-    assert!(files.len() > 10, "src/ has its files");
+    assert!(files.len() > 10, "{src}/ has its files");
     files
 }
 
-fn layer_of(module: &str) -> u8 {
-    LAYERS
+/// The layer of `module` of the crate in `src` by `layers`.
+fn layer_of(layers: &[(&str, u8)], src: &str, module: &str) -> u8 {
+    layers
         .iter()
         .filter(|(prefix, _)| {
             module == *prefix || (!prefix.is_empty() && module.starts_with(&format!("{prefix}::")))
         })
         .max_by_key(|(prefix, _)| prefix.len())
         .map(|&(_, layer)| layer)
-        .unwrap_or_else(|| panic!("src/ module `{module}` is in no layer: add it to LAYERS"))
+        .unwrap_or_else(|| panic!("{src}/ module `{module}` is in no layer: add it to its layers"))
 }
 
-fn file_name(module: &str) -> String {
+fn file_name(src: &str, module: &str) -> String {
     if module.is_empty() {
-        "src/lib.rs".to_owned()
+        format!("{src}/lib.rs")
     } else {
-        format!("src/{}.rs", module.replace("::", "/"))
+        format!("{src}/{}.rs", module.replace("::", "/"))
+    }
+}
+
+/// The module of each of `files` that defines a macro, by the macro's name.
+fn macro_homes(files: &BTreeMap<String, String>) -> BTreeMap<String, &str> {
+    let mut homes = BTreeMap::new();
+    for (module, text) in files {
+        let tokens = tokenize(&strip_comments_and_literals(text));
+        for definition in tokens.windows(3) {
+            if definition[0].0 == "macro_rules" && definition[1].0 == "!" {
+                homes.insert(definition[2].0.clone(), module.as_str());
+            }
+        }
+    }
+    homes
+}
+
+/// A path into the crate: an item (a module's, by its segments), or a macro, by name.
+enum CratePath {
+    Item(Vec<String>),
+    Macro(String),
+}
+
+impl std::fmt::Display for CratePath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CratePath::Item(segments) => write!(f, "{}", segments.join("::")),
+            CratePath::Macro(name) => write!(f, "{name}!"),
+        }
     }
 }
 
@@ -264,8 +341,9 @@ fn is_ident(c: Option<&char>) -> bool {
 
 /// The crate paths that `code` (of `module`, comments and literals stripped) names, resolved to
 /// absolute segments, with their line numbers: every `crate::`, `$crate::` and `super::` path,
-/// `use` groups expanded. `super` counts the inline `mod name { ... }` blocks it stands in.
-fn crate_paths(module: &str, code: &str) -> Vec<(Vec<String>, usize)> {
+/// `use` groups expanded; a path called as a macro (`$crate::name!`) by the macro's name.
+/// `super` counts the inline `mod name { ... }` blocks it stands in.
+fn crate_paths(module: &str, code: &str) -> Vec<(CratePath, usize)> {
     let tokens = tokenize(code);
     let file_module: Vec<String> = module
         .split("::")
@@ -310,10 +388,16 @@ fn crate_paths(module: &str, code: &str) -> Vec<(Vec<String>, usize)> {
                     j += 2;
                 }
                 let (tree, next) = use_tree(&tokens, j);
+                let called = tokens.get(next).is_some_and(|t| t.0 == "!");
                 for path in tree {
-                    let mut full = base.clone();
-                    full.extend(path);
-                    paths.push((full, line));
+                    match path.last() {
+                        Some(name) if called => paths.push((CratePath::Macro(name.clone()), line)),
+                        _ => {
+                            let mut full = base.clone();
+                            full.extend(path);
+                            paths.push((CratePath::Item(full), line));
+                        }
+                    }
                 }
                 i = next;
                 continue;

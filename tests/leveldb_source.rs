@@ -1,6 +1,6 @@
-//! leveldb's own build, with the shim in place of util/bloom.cc by shim/build-leveldb (the
-//! README's recipe), on the leveldb source tree LEVELDB_BLOOM_LEVELDB_SRC names (CI: Debian's
-//! leveldb 1.23, fetched by .ci/run). Every test program that build makes passes; its
+//! leveldb's own build, with the shim in place of util/bloom.cc by shim/build-leveldb
+//! (docs/SHIM.md's recipe), on the leveldb source tree LEVELDB_BLOOM_LEVELDB_SRC names (CI:
+//! Debian's leveldb 1.23, fetched by .ci/run). Every test program that build makes passes; its
 //! libleveldb.a has no bloom filter of its own; a build whose KeyMayMatch always answers false
 //! fails bloom_test, db_test and c_test; and its db_bench writes the .ldb files a stock build of
 //! the same source writes, byte for byte.
@@ -20,7 +20,7 @@ use leveldb_bloom_test_support::paths::root;
 use leveldb_bloom_test_support::process::{self, run};
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{has_bloom_filter, tables};
-use leveldb_bloom_test_support::{tmp_dir, trial, trials};
+use leveldb_bloom_test_support::{capture, tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
@@ -247,7 +247,7 @@ fn assert_db_bench_writes_stock_tables(name: &str, args: &[&str]) {
     let agreed: Vec<&Vec<u8>> = first.iter().filter(|t| second.contains(t)).collect();
     let differing = first.len() + second.len() - 2 * agreed.len();
     if differing > 0 {
-        trials::print(&format!(
+        capture::print(&format!(
             "{name}: {differing} tables differ between the two stock runs: not compared\n"
         ));
     }
@@ -270,7 +270,7 @@ fn assert_db_bench_writes_stock_tables(name: &str, args: &[&str]) {
         agreed.len(),
         shim.len()
     );
-    trials::print(&format!(
+    capture::print(&format!(
         "{name}: {} tables byte-identical to both stock runs' ({:?} with the shim)\n",
         agreed.len(),
         shim_run.iter().map(|t| &t.0).collect::<Vec<_>>()

@@ -1,21 +1,23 @@
-//! The Node.js example (examples/node) as the README's "From other languages" runs it: `npm ci`
-//! installs koffi, `node check_vectors.mjs` checks every reference vector through the C ABI (on
-//! every path) and that the helpers refuse what is not a byte buffer, and `node quickstart.mjs`
-//! builds and queries a filter, against the library cargo just built. Needs node and npm (CI
-//! sets LEVELDB_BLOOM_REQUIRE_NODE=1) and npm's registry.
+//! The Node.js example (examples/node): `npm ci` installs koffi, `node check_vectors.mjs` checks
+//! every reference vector through the C ABI (on every path) and that the helpers refuse what is
+//! not a byte buffer, and `node quickstart.mjs` builds and queries a filter, against the library
+//! built for the tests; and the README's "Node.js" commands as a user pastes them, the helpers
+//! copied into a project of one's own. Needs node and npm (CI sets LEVELDB_BLOOM_REQUIRE_NODE=1)
+//! and npm's registry.
 
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::path::Path;
 use std::process::Command;
 
+use leveldb_bloom_test_support::docs::{UserShell, code_blocks};
 use leveldb_bloom_test_support::paths::{lib_dir, root};
-use leveldb_bloom_test_support::readme::code_blocks;
-use leveldb_bloom_test_support::scratch::fresh;
+use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::{isa, process, tmp_dir, trial, trials};
 
 fn main() {
     trials::run(vec![
         trial!(node_example_checks_the_vectors, Node),
+        trial!(readme_node_commands_run_the_quickstart, Node),
         trial!(readme_javascript_comes_from_the_example),
     ]);
 }
@@ -64,6 +66,15 @@ fn node_example_checks_the_vectors() {
         quickstart.contains("banana may match: true"),
         "quickstart.mjs: {quickstart}"
     );
+}
+
+/// The README's "Node.js" commands, with cargo's release build shared with the other tests that
+/// run the README's commands.
+fn readme_node_commands_run_the_quickstart() {
+    let shell = UserShell::new(claim(tmp_dir!().outside_checkout("readme")))
+        .shared_target(&tmp_dir!().cargo_target("readme-cargo"));
+    let output = shell.run("node");
+    assert!(output.contains("banana may match: true"), "{output}");
 }
 
 /// Every ```js block of the README is part of the example the test above runs.

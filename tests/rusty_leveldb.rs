@@ -18,6 +18,9 @@
 //!   bytes, and only there.
 //! - Key offsets out of order or past the keys (rusty-leveldb passes none) panic: rusty-leveldb's
 //!   trait has no error to return them as.
+//! - `leveldb-bloom check` (cli/) on rusty-leveldb's databases: with this policy and with
+//!   rusty-leveldb's own, every filter is leveldb's; with filters that rule out every key, every
+//!   key is found hidden.
 //!
 //! Run with: cargo test --features rusty-leveldb --test rusty_leveldb.
 
@@ -29,13 +32,14 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, POLICY_NAME};
-use leveldb_bloom_test_support::leveldb_tools::build_tool;
+use leveldb_bloom_test_support::check_tool::leveldb_bloom;
+use leveldb_bloom_test_support::leveldb_tools::{self, write_key_file};
 use leveldb_bloom_test_support::process;
 use leveldb_bloom_test_support::random::random_strings;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::{FilterCall, Table, tables, user_key};
-use leveldb_bloom_test_support::vectors::{for_each_record, to_hex};
-use leveldb_bloom_test_support::{tmp_dir, trial, trials};
+use leveldb_bloom_test_support::vectors::for_each_record;
+use leveldb_bloom_test_support::{capture, tmp_dir, trial, trials};
 use rusty_leveldb::compressor::SnappyCompressor;
 use rusty_leveldb::{CompressorId, DB, FilterPolicy, Options};
 
@@ -46,6 +50,7 @@ fn main() {
         trial!(rusty_leveldb_reads_a_database_cxx_leveldb_writes, Leveldb),
         trial!(rusty_leveldbs_own_policy_differs_from_leveldb_on_filters_under_2_bytes),
         trial!(offsets_out_of_order_or_past_the_keys_panic),
+        trial!(leveldb_bloom_check_reads_rusty_leveldbs_databases),
     ]);
 }
 
@@ -167,18 +172,13 @@ fn copy(db: &Path, name: &str) -> PathBuf {
 
 /// tools/leveldb_db.cc, built against the system leveldb once.
 fn leveldb_db() -> &'static Path {
-    static TOOL: OnceLock<PathBuf> = OnceLock::new();
-    TOOL.get_or_init(|| build_tool("leveldb_db", &[], &["-lleveldb"], &tmp_dir!().program()))
+    leveldb_tools::leveldb_db(&tmp_dir!().program())
 }
 
 /// Writes the pairs `HEX_KEY HEX_VALUE` that tools/leveldb_db.cc reads, in the trial's folder.
 fn key_file(name: &str, pairs: &[(&[u8], &[u8])]) -> PathBuf {
     let path = tmp_dir!().trial().join(name);
-    let lines: String = pairs
-        .iter()
-        .map(|(key, value)| format!("{} {}\n", to_hex(key), to_hex(value)))
-        .collect();
-    std::fs::write(&path, lines).unwrap();
+    write_key_file(&path, pairs);
     path
 }
 
@@ -220,7 +220,7 @@ fn cxx_leveldb_reads_a_database_rusty_leveldb_writes() {
         at_levels >= 2 && files >= 10,
         "tables at each level: {levels:?}"
     );
-    trials::print(&format!("tables at each level: {levels:?}\n"));
+    capture::print(&format!("tables at each level: {levels:?}\n"));
 
     // The control: filters that rule out every key lose them, so the filters are read.
     let broken = db_dir("rusty-rules-out-everything");
@@ -231,7 +231,7 @@ fn cxx_leveldb_reads_a_database_rusty_leveldb_writes() {
         lost > pairs().len() / 2,
         "C++ leveldb lost only {lost} keys to filters that rule out every key"
     );
-    trials::print(&format!("control: C++ leveldb lost {lost} keys\n"));
+    capture::print(&format!("control: C++ leveldb lost {lost} keys\n"));
 }
 
 fn rusty_leveldb_tables_hold_the_filter_blocks_this_library_builds() {
@@ -252,7 +252,7 @@ fn rusty_leveldb_tables_hold_the_filter_blocks_this_library_builds() {
             "{name}: filter block differs"
         );
     }
-    trials::print(&format!("{} tables checked\n", files.len()));
+    capture::print(&format!("{} tables checked\n", files.len()));
 }
 
 /// Reads the database C++ leveldb wrote in `db` with rusty-leveldb and `policy`: how many of
@@ -298,7 +298,7 @@ fn rusty_leveldb_reads_a_database_cxx_leveldb_writes() {
         queries.get(),
         ruled_out.get()
     );
-    trials::print(&format!(
+    capture::print(&format!(
         "{} filter queries, {} ruled out, for {} present and {absent} absent keys\n",
         queries.get(),
         ruled_out.get(),
@@ -370,7 +370,7 @@ fn rusty_leveldbs_own_policy_differs_from_leveldb_on_filters_under_2_bytes() {
         differ == expected,
         "rusty-leveldb's policy differs from leveldb on {differ:?}"
     );
-    trials::print(&format!(
+    capture::print(&format!(
         "{probes} probes: rusty-leveldb's policy differs on {} filters, all under 2 bytes\n",
         differ.len()
     ));
@@ -391,4 +391,38 @@ fn offsets_out_of_order_or_past_the_keys_panic() {
     let mut expected = Vec::new();
     policy.create_filter(&[b"", b"", b""], &mut expected);
     assert_eq!(empty_keys, expected);
+}
+
+/// `leveldb-bloom check --json DB`'s exit code and report.
+fn check(db: &Path) -> (i32, serde_json::Value) {
+    let mut cmd = Command::new(leveldb_bloom());
+    cmd.args(["check", "--json"]).arg(db);
+    let output = process::output(&mut cmd);
+    let report = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    (output.status.code().expect("an exit code"), report)
+}
+
+fn leveldb_bloom_check_reads_rusty_leveldbs_databases() {
+    let own = db_dir("rusty-own-policy");
+    rusty_write(&own, rusty_leveldb::BloomPolicy::new(10));
+    for db in [rusty_database(), own.as_path()] {
+        let (code, report) = check(db);
+        assert_eq!(code, 0, "{}: {report:#}", db.display());
+        let totals = &report["policies"][POLICY_NAME];
+        assert_eq!(totals["filters_identical"], totals["filters"], "{totals:#}");
+        assert!(totals["tables"].as_u64().unwrap() >= 10, "{totals:#}");
+    }
+    // Filters that rule out every key hide every key, each named.
+    let broken = db_dir("rusty-rules-out-everything-checked");
+    rusty_write(&broken, RulesOutEverything);
+    let (code, report) = check(&broken);
+    assert_eq!(code, 1, "{report:#}");
+    let keys: u64 = report["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|table| table["keys"].as_u64().unwrap())
+        .sum();
+    assert!(keys > 0);
+    assert_eq!(report["false_negatives"], keys);
 }

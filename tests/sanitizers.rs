@@ -7,9 +7,15 @@
 //!
 //! Only the C side is instrumented: the Rust library is linked as built. The sanitizers still
 //! see every allocation and free the library makes (it uses malloc), and valgrind sees all of it.
+//!
+//! Each program is a test of its own under ASan, and under memcheck a test per path and program:
+//! libtest runs tests on every core at once, and memcheck's runs, each on one core, are most of
+//! this program's time. Named by path first, memcheck's AVX2 runs, its slowest (valgrind
+//! emulates those instructions), start first, as libtest runs tests in the order of their names.
 
 mod asan;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
@@ -20,14 +26,47 @@ use leveldb_bloom_test_support::tools::Tool;
 use leveldb_bloom_test_support::{isa, tmp_dir, trial, trials};
 
 fn main() {
-    trials::run(vec![
-        trial!(
-            c_tests_under_address_and_undefined_behaviour_sanitizers,
-            Asan
-        ),
-        trial!(c_tests_under_valgrind_memcheck, Valgrind),
+    let mut all = vec![
         trial!(threads_test_under_thread_sanitizer, Tsan),
-    ]);
+        trial!(
+            threads_through_leveldbs_objects_under_thread_sanitizer,
+            Tsan,
+            Leveldb
+        ),
+        trial!(valgrind_runs_the_paths_tested_under_it, Valgrind),
+    ];
+    for program in sanitized(FULL) {
+        let stem = Path::new(program.source).file_stem().unwrap();
+        let stem = stem.to_string_lossy();
+        let tools = |tool| {
+            let mut tools = vec![tool];
+            tools.extend(program.needs_leveldb.then_some(Tool::Leveldb));
+            tools.extend(program.needs_leveldb_src.then_some(Tool::LeveldbSource));
+            tools
+        };
+        let source = program.source;
+        all.push(trials::trial(
+            &format!("c_tests_under_address_and_undefined_behaviour_sanitizers::{stem}"),
+            &tools(Tool::Asan),
+            move || asan(source),
+            tmp_dir!(),
+        ));
+        // valgrind's operator new would stand in for the program's own.
+        let paths = if program.replaces_operator_new {
+            &[][..]
+        } else {
+            valgrind_paths()
+        };
+        for &path in paths {
+            all.push(trials::trial(
+                &format!("c_tests_under_valgrind_memcheck::{path}::{stem}"),
+                &tools(Tool::Valgrind),
+                move || memcheck(source, path),
+                tmp_dir!(),
+            ));
+        }
+    }
+    trials::run(all);
 }
 
 /// ASan and UBSan slow the C side only: a quarter of the differential cases.
@@ -42,14 +81,22 @@ const VALGRIND: Budget = Budget {
     thread_rounds: 4,
 };
 
-/// The programs that can run here (leveldb installed or not needed), and that do not limit their
-/// own address space, which sanitizer shadow memory and valgrind's allocator cannot live with.
-fn runnable(budget: Budget) -> Vec<Program> {
+/// Each program of the list once (the list runs some more than once, with other arguments),
+/// less those that limit their own address space, which sanitizer shadow memory and valgrind's
+/// allocator cannot live with.
+fn sanitized(budget: Budget) -> Vec<Program> {
+    let mut seen = BTreeSet::new();
     programs(budget)
         .into_iter()
-        .filter(|p| !p.needs_leveldb || Tool::Leveldb.is_present())
-        .filter(|p| !p.needs_leveldb_src || Tool::LeveldbSource.is_present())
-        .filter(|p| !p.limits_address_space)
+        .filter(|p| !p.limits_address_space && seen.insert(p.source))
+        .collect()
+}
+
+/// Every run of the program built from `source` that the list with `budget` has.
+fn runs_of(source: &str, budget: Budget) -> Vec<Program> {
+    programs(budget)
+        .into_iter()
+        .filter(|p| p.source == source)
         .collect()
 }
 
@@ -60,13 +107,10 @@ fn runnable(budget: Budget) -> Vec<Program> {
 /// program: test_filterblock.c's offsets past any file must be refused before any allocation.
 const ASK_FOR_TOO_MUCH: &[&str] = &["c_tests/test_bad_input.c"];
 
-fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
-    for (program, exe) in build_each(
-        runnable(ASAN),
-        Link::Static,
-        asan::FLAGS,
-        &tmp_dir!().trial(),
-    ) {
+/// The program built from `source` under ASan + UBSan, on every path this CPU has.
+fn asan(source: &str) {
+    let runs = runs_of(source, ASAN);
+    for (program, exe) in build_each(runs, Link::Static, asan::FLAGS, &tmp_dir!().trial()) {
         for path in isa::up_to(leveldb_bloom::isa()) {
             let mut cmd = command(&program, &exe);
             // Leak checking stays on either way.
@@ -80,48 +124,90 @@ fn c_tests_under_address_and_undefined_behaviour_sanitizers() {
     }
 }
 
-fn c_tests_under_valgrind_memcheck() {
-    let memcheck = |program: &Program, exe: &Path| {
-        let mut cmd = Command::new("valgrind");
-        cmd.args([
-            "--tool=memcheck",
-            "--error-exitcode=99",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite",
-            "--show-leak-kinds=definite",
-            "--track-origins=yes",
-        ])
-        .arg(exe)
-        .args(&program.args);
-        cmd
-    };
-    let built = build_each(runnable(VALGRIND), Link::Static, &[], &tmp_dir!().trial());
-    // valgrind's CPU lacks what the host's may have (AVX-512): its paths are those up to the one
-    // the library picks under it, which test_core_abi reports.
-    let (probe, probe_exe) = built
-        .iter()
-        .find(|(program, _)| program.source == "c_tests/test_core_abi.c")
-        .expect("test_core_abi in the program list");
-    let stdout = run(memcheck(probe, probe_exe));
-    let paths = isa::up_to(isa::reported(&stdout).first().expect("a path reported"));
-    for (program, exe) in &built {
-        for path in paths {
-            run_on(path, memcheck(program, exe));
+/// The command that runs `exe`, built from `program`, under memcheck.
+fn under_memcheck(program: &Program, exe: &Path) -> Command {
+    let mut cmd = Command::new("valgrind");
+    cmd.args([
+        "--tool=memcheck",
+        "--error-exitcode=99",
+        "--leak-check=full",
+        "--errors-for-leak-kinds=definite",
+        "--show-leak-kinds=definite",
+        "--track-origins=yes",
+    ])
+    .arg(exe)
+    .args(&program.args);
+    cmd
+}
+
+/// The best path of valgrind's CPU, which emulates no AVX-512.
+const VALGRIND_BEST: &str = "avx2";
+
+/// The paths memcheck runs the programs on: this CPU's, up to [`VALGRIND_BEST`].
+fn valgrind_paths() -> &'static [&'static str] {
+    let (host, valgrinds) = (isa::up_to(leveldb_bloom::isa()), isa::up_to(VALGRIND_BEST));
+    if host.len() < valgrinds.len() {
+        host
+    } else {
+        valgrinds
+    }
+}
+
+/// The library under valgrind, unforced, runs the best of [`valgrind_paths`]: memcheck's tests
+/// cover every path valgrind's CPU has (the library lowers a path forced above it, which the
+/// tests would fail on).
+fn valgrind_runs_the_paths_tested_under_it() {
+    let probe = c_harness::program("c_tests/test_core_abi.c", VALGRIND);
+    let exe = build(&probe, Link::Static, &[], &tmp_dir!().trial());
+    let stdout = run(under_memcheck(&probe, &exe));
+    assert_eq!(
+        isa::reported(&stdout),
+        valgrind_paths()
+            .last()
+            .copied()
+            .into_iter()
+            .collect::<Vec<_>>(),
+        "the path the library picks under valgrind"
+    );
+}
+
+/// The program built from `source` under memcheck, on `path`.
+fn memcheck(source: &str, path: &str) {
+    let runs = runs_of(source, VALGRIND);
+    for (program, exe) in build_each(runs, Link::Static, &[], &tmp_dir!().trial()) {
+        run_on(path, under_memcheck(&program, &exe));
+    }
+}
+
+/// The threads test under TSan, on every path this CPU has: the run of the program list that
+/// `leveldb` picks (with leveldb's C API loaded or not).
+fn threads_under_thread_sanitizer(leveldb: bool) {
+    let runs: Vec<Program> = runs_of("c_tests/test_threads.c", FULL)
+        .into_iter()
+        .filter(|program| program.needs_leveldb == leveldb)
+        .collect();
+    assert_eq!(
+        runs.len(),
+        1,
+        "one run of test_threads.c with leveldb: {leveldb}"
+    );
+    let flags = ["-fsanitize=thread"];
+    for (program, exe) in build_each(runs, Link::Static, &flags, &tmp_dir!().trial()) {
+        for path in isa::up_to(leveldb_bloom::isa()) {
+            let mut cmd = command(&program, &exe);
+            cmd.env("TSAN_OPTIONS", "halt_on_error=1");
+            run_on(path, cmd);
         }
     }
 }
 
+/// 8 threads on one policy of this library's.
 fn threads_test_under_thread_sanitizer() {
-    let program = c_harness::program("c_tests/test_threads.c", FULL);
-    let exe = build(
-        &program,
-        Link::Static,
-        &["-fsanitize=thread"],
-        &tmp_dir!().trial(),
-    );
-    for path in isa::up_to(leveldb_bloom::isa()) {
-        let mut cmd = command(&program, &exe);
-        cmd.env("TSAN_OPTIONS", "halt_on_error=1");
-        run_on(path, cmd);
-    }
+    threads_under_thread_sanitizer(false);
+}
+
+/// 8 threads querying by leveldb's names through an object of leveldb's, while another thread
+/// makes and destroys others.
+fn threads_through_leveldbs_objects_under_thread_sanitizer() {
+    threads_under_thread_sanitizer(true);
 }

@@ -34,17 +34,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::{Mutex, OnceLock};
 
-use cmake_support::cmake_build;
+use cmake_support::{cargo_target_dir, cmake_build};
 use leveldb_bloom_test_support::c_harness::NATIVE_STATIC_LIBS;
+use leveldb_bloom_test_support::docs::UserShell;
 use leveldb_bloom_test_support::packages;
 use leveldb_bloom_test_support::paths::{root, system_library};
 use leveldb_bloom_test_support::process::run;
 use leveldb_bloom_test_support::scratch::{claim, fresh};
 use leveldb_bloom_test_support::tables::assert_same_tables;
-use leveldb_bloom_test_support::{tmp_dir, trial, trials, with_leveldb};
+use leveldb_bloom_test_support::{capture, tmp_dir, trial, trials, with_leveldb};
 
 fn main() {
     trials::run(vec![
+        trial!(readme_shim_commands_run_the_example, Cmake, Leveldb),
         trial!(shim_libraries_define_only_what_they_replace, Cmake, Leveldb),
         trial!(shim_defines_no_exception_type_information, Cmake, Leveldb),
         trial!(an_unused_shim_archive_adds_nothing, Cmake, Leveldb),
@@ -152,7 +154,7 @@ fn work() -> PathBuf {
 /// The shim's CMake builds (-DLEVELDB_BLOOM_SHIM=ON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Shim {
-    /// As the README builds it: without RTTI.
+    /// Without RTTI, as upstream leveldb's own build is (docs/SHIM.md).
     Plain,
     /// -DLEVELDB_BLOOM_SHIM_RTTI=ON, as Debian's leveldb is built.
     Rtti,
@@ -437,8 +439,8 @@ fn run_quietly(cmd: &mut Command) -> Ran {
         stderr: own.iter().map(|l| format!("{l}\n")).collect(),
         loader: loader.iter().map(|l| format!("{l}\n")).collect(),
     };
-    trials::print(&ran.stdout);
-    trials::eprint(&ran.stderr);
+    capture::print(&ran.stdout);
+    capture::eprint(&ran.stderr);
     ran
 }
 
@@ -506,6 +508,29 @@ fn write(build: Build, db: &Path, api: &str, env: Env) {
 /// Requires that a statically linked program holds the shim's core and not leveldb's own policy.
 fn assert_static_shim(build: Build) {
     assert_holds_the_shim(&program(build));
+}
+
+/// The README's "Inside leveldb" commands as a user pastes them: the shim built with RTTI, as
+/// Debian's leveldb is; examples/shim_example.cc, which knows nothing of this library, preloaded
+/// with it and linked with its archive ahead of libleveldb.a. It must read every key back, and
+/// take NewBloomFilterPolicy from the shim's library, or from itself holding the shim's core.
+fn readme_shim_commands_run_the_example() {
+    let shell = UserShell::new(claim(tmp_dir!().outside_checkout("readme")))
+        .env("CARGO_TARGET_DIR", cargo_target_dir());
+    let output = shell.run("shim");
+    let from: Vec<&str> = output
+        .lines()
+        .filter_map(|line| line.strip_prefix("NewBloomFilterPolicy from "))
+        .collect();
+    assert!(
+        matches!(from[..], [preloaded, linked]
+            if preloaded.ends_with("/build/lib/libleveldb_bloom_shim.so")
+                && linked.ends_with("shim_example_static")),
+        "where the example's NewBloomFilterPolicy is, preloaded then linked: {output}"
+    );
+    let read_back = "leveldb.BuiltinBloomFilter2: 10000 of 10000 keys read back";
+    assert_eq!(output.matches(read_back).count(), 2, "{output}");
+    assert_holds_the_shim(&shell.checkout.join("shim_example_static"));
 }
 
 /// [`assert_static_shim`] for the executable `exe`.
@@ -708,7 +733,7 @@ fn shim_in_place_of_bloom_cc_writes_stock_tables() {
 }
 
 /// c_tests/with_leveldb/db.c with leveldb's C API alone (-DLEVELDB_ONLY), compiled and linked
-/// by cc as the README's "With leveldb's C API in the same program" shows: with -lleveldb, for a
+/// by cc as docs/WITH_LEVELDB.md shows: with -lleveldb, for a
 /// preload; with the shim's archive ahead of libleveldb.a. Built once per run each.
 fn c_program(build: Build) -> PathBuf {
     let out = claim(work().join(format!("db-c-{build:?}").replace('(', "-").replace(')', "")));

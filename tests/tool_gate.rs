@@ -1,5 +1,5 @@
-//! The harness of the tests (test-support/src/trials.rs, scratch.rs, c_harness.rs), seen as
-//! `cargo test` shows it.
+//! The harness of the tests (test-support/src/trials.rs, capture.rs, scratch.rs, c_harness.rs),
+//! seen as `cargo test` shows it.
 //!
 //! - The tests that need a tool: this program runs itself with a PATH that has no cmake, or a
 //!   stand-in that succeeds, and its one test needing cmake must run where cmake is, be reported
@@ -18,7 +18,7 @@ use std::process::Command;
 
 use leveldb_bloom_test_support::c_harness::{self, FULL, Link};
 use leveldb_bloom_test_support::paths::root;
-use leveldb_bloom_test_support::{tmp_dir, trial, trials};
+use leveldb_bloom_test_support::{capture, tmp_dir, trial, trials};
 
 /// Set in the child: it runs [`needs_cmake`] alone.
 const CHILD: &str = "LEVELDB_BLOOM_TOOL_GATE_CHILD";
@@ -74,8 +74,8 @@ fn child(dir: &Path, require: bool) -> (bool, String) {
     }
     let output = cmd.output().expect("the child runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    trials::print(&stdout);
-    trials::print(&String::from_utf8_lossy(&output.stderr));
+    capture::print(&stdout);
+    capture::print(&String::from_utf8_lossy(&output.stderr));
     (output.status.success(), stdout)
 }
 
@@ -122,8 +122,8 @@ fn panic_message(payload: Box<dyn Any + Send>) -> String {
     }
 }
 
-/// Two builds to one output, as two trials building one program at once did: the second fails
-/// before its compiler starts, naming the output and both claimants.
+/// Two builds to one output (two trials building one program at once would be two claimants):
+/// the second fails before its compiler starts, naming the output and both claimants.
 fn a_second_build_to_one_output_fails() {
     let program = c_harness::program("c_tests/test_core_abi.c", FULL);
     let dir = tmp_dir!().trial();

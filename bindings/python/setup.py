@@ -34,7 +34,8 @@ native = _load_native()
 SDIST_CRATE = "rust"
 # What building the library needs: the manifest, the lock file, the build script, the sources,
 # and what the manifest declares (cargo refuses one whose targets, workspace members or path
-# dependencies are missing): the benches, the tests and the test support crate.
+# dependencies are missing): the benches, the tests, the declared example, the test support crate,
+# and the check tool and its reader (workspace members).
 CRATE_FILES = [
     "Cargo.toml",
     "Cargo.lock",
@@ -42,7 +43,10 @@ CRATE_FILES = [
     "src",
     "benches",
     "tests",
+    "examples/rusty_leveldb.rs",
     "test-support",
+    "reader",
+    "cli",
 ]
 
 CRATE = HERE / SDIST_CRATE

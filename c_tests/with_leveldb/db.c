@@ -21,7 +21,8 @@
  *
  * Built with -DBLOOM_DLOPEN=FLAGS or -DLEVELDB_DLOPEN=FLAGS, the program takes that library's
  * functions from dlopen(..., FLAGS) and dlsym; with -DLEVELDB_BLOOM_PREFIXED, it calls this
- * library by its own names only. Prints "N passed, N failed" last. */
+ * library by its own names only; with -DLEVELDB_STATIC, leveldb is linked from its static
+ * archive, whose stock policy is the program's own. Prints "N passed, N failed" last. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -342,8 +343,9 @@ int main(int argc, char **argv) {
 #else
   LEVELDB_FUNCTIONS(DIRECT)
 #endif
-#if defined(LEVELDB_BLOOM_PREFIXED) && !defined(LEVELDB_DLOPEN)
-  /* The build without leveldb's names: the program's are leveldb's own (linked as it may be). */
+#if (defined(LEVELDB_BLOOM_PREFIXED) || defined(LEVELDB_STATIC)) && !defined(LEVELDB_DLOPEN)
+  /* The build without leveldb's names, or leveldb's static archive in the program: the
+   * program's are leveldb's own. */
   stock_create_bloom = &leveldb_filterpolicy_create_bloom;
   stock_destroy = &leveldb_filterpolicy_destroy;
 #else

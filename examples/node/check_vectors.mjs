@@ -109,8 +109,8 @@ const child = spawnSync(process.execPath, ['-e', "import('./leveldb_bloom.mjs')"
   cwd: import.meta.dirname, env: { ...process.env, LEVELDB_BLOOM_LIBRARY: missing },
   encoding: 'utf8',
 });
-if (child.status === 0 || !['cargo build --release', 'LEVELDB_BLOOM_LIBRARY', missing]
-  .every((words) => child.stderr.includes(words))) {
+const fixes = ['cargo rustc --release --lib --crate-type cdylib', 'LEVELDB_BLOOM_LIBRARY', missing];
+if (child.status === 0 || !fixes.every((words) => child.stderr.includes(words))) {
   fail(`a library that cannot be loaded: ${child.stderr}`);
 }
 

@@ -6,7 +6,8 @@
 import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 
-// cargo's build of the library, named as each platform names a shared library.
+// The library as `cargo rustc --release --lib --crate-type cdylib` builds it in this repository,
+// named as each platform names a shared library.
 const libraryFile = { win32: 'leveldb_bloom.dll', darwin: 'libleveldb_bloom.dylib' }[
   process.platform] ?? 'libleveldb_bloom.so';
 const defaultPath = fileURLToPath(
@@ -21,8 +22,9 @@ function load(path) {
     const why = process.env.LEVELDB_BLOOM_LIBRARY ? 'the path LEVELDB_BLOOM_LIBRARY names'
       : 'the default path; LEVELDB_BLOOM_LIBRARY is not set';
     throw new Error(`leveldb-bloom's library could not be loaded from ${path} (${why}): ` +
-      `${error.message}\nTo fix: build it with \`cargo build --release\` in the leveldb-bloom ` +
-      `repository, or set LEVELDB_BLOOM_LIBRARY to the path of a built ${libraryFile}.`,
+      `${error.message}\nTo fix: build it with \`cargo rustc --release --lib --crate-type cdylib\` ` +
+      `in the leveldb-bloom repository, or set LEVELDB_BLOOM_LIBRARY to the path of a built ` +
+      `${libraryFile}.`,
     { cause: error });
   }
 }

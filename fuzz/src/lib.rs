@@ -14,6 +14,7 @@ use leveldb_bloom::{BloomPolicy, key_may_match, key_may_match_batch, scalar};
 
 pub mod c_api;
 pub mod filter_block;
+pub mod table_reader;
 #[cfg(has_leveldb)]
 mod leveldb;
 

@@ -1,7 +1,10 @@
 //! The pointer checks of the C ABI: which pointer-length pairs name bytes that can exist, and
-//! borrowing them; the policy a C `bits_per_key` asks for.
+//! borrowing them; the policy a C `bits_per_key` asks for; objects handed to C allocated without
+//! aborting.
 
+use std::alloc::{Layout, alloc};
 use std::ffi::{c_char, c_int};
+use std::ptr;
 
 use crate::policy::BloomPolicy;
 
@@ -109,4 +112,27 @@ pub(crate) unsafe fn as_answers(results: &mut [u8]) -> &mut [bool] {
 /// The policy `NewBloomFilterPolicy(bits_per_key)` makes; `None` for a negative `bits_per_key`.
 pub(crate) fn policy_for_bits(bits_per_key: c_int) -> Option<BloomPolicy> {
     u32::try_from(bits_per_key).ok().map(BloomPolicy::new)
+}
+
+/// Moves an object C will own (a policy, a filter block builder) to the heap, returning NULL
+/// instead of aborting when allocation fails.
+pub(crate) fn into_raw<T>(value: T) -> *mut T {
+    const {
+        assert!(
+            size_of::<T>() > 0,
+            "only objects with a size are handed to C"
+        )
+    };
+    let layout = Layout::new::<T>();
+    // SAFETY: the layout has a non-zero size (checked at compile time).
+    let raw = unsafe { alloc(layout) }.cast::<T>();
+    if raw.is_null() {
+        // Whoever gets NULL still owns what they passed in: a custom destructor must not run.
+        std::mem::forget(value);
+        return ptr::null_mut();
+    }
+    // SAFETY: `raw` is fresh, aligned memory for one T, later freed by `Box::from_raw` with the
+    // same global allocator and layout.
+    unsafe { raw.write(value) };
+    raw
 }

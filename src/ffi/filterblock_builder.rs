@@ -3,12 +3,12 @@
 use std::ffi::c_char;
 use std::ptr::{self, NonNull};
 
-use crate::ffi::checks::borrow_bytes;
-use crate::ffi::filterpolicy::{into_raw, leveldb_bloom_filterpolicy_t, recognize};
+use crate::ffi::checks::{borrow_bytes, into_raw};
+use crate::ffi::filterpolicy::{leveldb_bloom_filterpolicy_t, recognize_current};
 use crate::filter_block::{BlockKeys, FilterBlockBuilder, FilterBlockError, FilterPolicy};
 use crate::no_unwind::ffi_boundary;
 
-/// The policy of ours a C builder was created with (the one behind an object of leveldb's that
+/// The policy a C builder was created with (the one behind an object of leveldb's that
 /// wraps one), which the caller keeps alive until the builder is destroyed.
 #[derive(Clone, Copy)]
 struct PolicyRef(NonNull<leveldb_bloom_filterpolicy_t>);
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_builder_create(
 ) -> *mut leveldb_bloom_filterblock_builder_t {
     ffi_boundary!(ptr::null_mut(), {
         // SAFETY: per the contract.
-        let Some(policy) = (unsafe { recognize(policy) }) else {
+        let Some(policy) = (unsafe { recognize_current(policy) }) else {
             return ptr::null_mut();
         };
         let policy = NonNull::from(policy);

@@ -2,14 +2,13 @@
 //! or one of C callbacks. Creating, destroying and naming it, telling it from an object this
 //! library did not make, and `leveldb_bloom_free`.
 
-use std::alloc::{Layout, alloc};
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use crate::ffi::checks::policy_for_bits;
+use crate::ffi::checks::{into_raw, policy_for_bits};
 use crate::ffi::extensions::POLICY_NAME_C;
 #[cfg(feature = "leveldb-c-api")]
-use crate::ffi::wrapped;
+use crate::ffi::in_leveldb;
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
 
@@ -65,8 +64,8 @@ pub(crate) enum PolicyKind {
 
 // The tags are values no object of leveldb's C API can start with: a C++ object starts with its
 // vtable pointer, a multiple of 8 below the kernel's half of the address space (x86-64,
-// AArch64); these are odd, in that half, and, sign-extended 32-bit values, compared by x86-64 in
-// one instruction, so the single query's kind check costs what it did.
+// AArch64); these are odd, in that half. Sign-extended 32-bit values, so that x86-64 compares the
+// single query's kind check in one instruction.
 const BLOOM_TAG: u64 = 0xffff_ffff_b100_f117;
 const CUSTOM_TAG: u64 = 0xffff_ffff_c057_0a11;
 const _: () = assert!(std::mem::offset_of!(leveldb_bloom_filterpolicy_t, kind) == 0);
@@ -107,6 +106,20 @@ pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bo
     !policy.is_null() && unsafe { policy.cast::<u64>().read() } == BLOOM_TAG
 }
 
+/// Whether `policy` is an object of leveldb's wrapping one of this library's bloom policies, in
+/// its home slot of the registry (in_leveldb/): the single query's check through leveldb's
+/// names. It reads the first word of `policy` and nothing else of it; the object is looked up by
+/// its address, with no lock. `false` for any other object: the query's slower path answers.
+///
+/// # Safety
+/// As [`is_bloom`].
+#[cfg(feature = "leveldb-c-api")]
+#[inline(always)]
+pub(crate) unsafe fn wraps_bloom_at_home(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
+    // SAFETY: per the contract.
+    !policy.is_null() && !unsafe { tagged(policy) } && in_leveldb::bloom_at_home(policy.cast())
+}
+
 /// Whether `policy`'s first word is one of our tags: it is a policy this library made.
 ///
 /// # Safety
@@ -118,9 +131,9 @@ unsafe fn tagged(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
 }
 
 /// The policy of this library at `policy`: itself when its first word is one of our tags, or,
-/// for an object of leveldb's that wraps one of ours (in_leveldb.rs), that one. `None` for NULL
+/// for an object of leveldb's that wraps one of ours (in_leveldb/), that one. `None` for NULL
 /// or a policy this library did not make, such as one of leveldb's own: nothing else of it is
-/// read.
+/// read. For queries: it takes no lock.
 ///
 /// # Safety
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API, which
@@ -137,34 +150,28 @@ pub(crate) unsafe fn recognize<'a>(
         return Some(unsafe { &*policy });
     }
     #[cfg(feature = "leveldb-c-api")]
-    if let Some(inner) = wrapped::inner(policy.cast()) {
-        // SAFETY: a policy of ours lives as long as the object of leveldb's that wraps it.
+    if let Some(inner) = in_leveldb::policy_behind(policy.cast()) {
+        // SAFETY: our policy, which lives as long as the object of leveldb's that wraps it.
         return Some(unsafe { &*inner.cast::<leveldb_bloom_filterpolicy_t>() });
     }
     None
 }
 
-/// Moves an object C will own (a policy, a filter block builder) to the heap, returning NULL
-/// instead of aborting when allocation fails.
-pub(crate) fn into_raw<T>(value: T) -> *mut T {
-    const {
-        assert!(
-            size_of::<T>() > 0,
-            "only objects with a size are handed to C"
-        )
-    };
-    let layout = Layout::new::<T>();
-    // SAFETY: the layout has a non-zero size (checked at compile time).
-    let raw = unsafe { alloc(layout) }.cast::<T>();
-    if raw.is_null() {
-        // Whoever gets NULL still owns what they passed in: a custom destructor must not run.
-        std::mem::forget(value);
-        return ptr::null_mut();
+/// [`recognize`] for the calls that are not queries, which first forget the objects of a
+/// leveldb unloaded since (in_leveldb/).
+///
+/// # Safety
+/// As [`recognize`].
+pub(crate) unsafe fn recognize_current<'a>(
+    policy: *const leveldb_bloom_filterpolicy_t,
+) -> Option<&'a leveldb_bloom_filterpolicy_t> {
+    // SAFETY: per the contract.
+    #[cfg(feature = "leveldb-c-api")]
+    if !policy.is_null() && !unsafe { tagged(policy) } {
+        in_leveldb::forget_unloaded();
     }
-    // SAFETY: `raw` is fresh, aligned memory for one T, later freed by `Box::from_raw` with the
-    // same global allocator and layout.
-    unsafe { raw.write(value) };
-    raw
+    // SAFETY: per the contract.
+    unsafe { recognize(policy) }
 }
 
 /// Frees a policy that was never handed out, without calling a custom policy's destructor:
@@ -200,7 +207,7 @@ pub(crate) unsafe fn destroy(policy: *mut leveldb_bloom_filterpolicy_t) {
         // SAFETY: per the contract.
         #[cfg(feature = "leveldb-c-api")]
         unsafe {
-            wrapped::destroy(policy.cast());
+            in_leveldb::destroy(policy.cast());
         }
     }
 }
@@ -211,7 +218,7 @@ pub(crate) unsafe fn destroy(policy: *mut leveldb_bloom_filterpolicy_t) {
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
 pub(crate) unsafe fn name(policy: *const leveldb_bloom_filterpolicy_t) -> *const c_char {
     // SAFETY: per the contract.
-    match unsafe { recognize(policy) }.map(|p| &p.kind) {
+    match unsafe { recognize_current(policy) }.map(|p| &p.kind) {
         None => ptr::null(),
         Some(PolicyKind::Bloom(_)) => POLICY_NAME_C.as_ptr(),
         Some(PolicyKind::Custom(custom)) => match custom.name {

@@ -4,7 +4,7 @@ use std::ffi::{c_char, c_int};
 use std::ptr;
 
 use crate::dispatch::Isa;
-use crate::ffi::filterpolicy::{PolicyKind, leveldb_bloom_filterpolicy_t, recognize};
+use crate::ffi::filterpolicy::{PolicyKind, leveldb_bloom_filterpolicy_t, recognize_current};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::ffi_boundary;
 use crate::policy::BloomPolicy;
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_create_filter(
         };
         *filter_length = 0;
         // SAFETY: per the contract.
-        let Some(policy) = (unsafe { recognize(policy) }) else {
+        let Some(policy) = (unsafe { recognize_current(policy) }) else {
             return ptr::null_mut();
         };
         // SAFETY: per the contract.

@@ -5,6 +5,8 @@ use std::ffi::c_char;
 use crate::bulk;
 use crate::dispatch::Isa;
 use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
+#[cfg(feature = "leveldb-c-api")]
+use crate::ffi::filterpolicy::wraps_bloom_at_home;
 use crate::ffi::filterpolicy::{PolicyKind, is_bloom, leveldb_bloom_filterpolicy_t, recognize};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
@@ -34,17 +36,32 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
     filter: *const c_char,
     filter_length: usize,
 ) -> u8 {
-    // SAFETY: per the contract.
-    unsafe { key_may_match(policy, key, length, filter, filter_length) }
+    ffi_boundary!(1, {
+        // The bloom policy's query of a well-formed key and filter on the fast path, anything
+        // else apart.
+        // SAFETY: per the contract.
+        if unsafe { is_bloom(policy) }
+            // SAFETY: per the contract.
+            && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
+        {
+            return single_query(key, filter);
+        }
+        // SAFETY: per the contract.
+        unsafe { key_may_match_apart(policy, key, length, filter, filter_length) }
+    })
 }
 
-/// The whole of `leveldb_bloom_filterpolicy_key_may_match`, for it and leveldb's name of it: the
-/// bloom policy's query of a well-formed key and filter on the fast path, anything else apart.
+/// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
+/// wrapping a bloom policy of ours (in_leveldb/), whose well-formed query takes the fast path's
+/// steps after a lookup with no lock and no call, then everything else, cold (an object of
+/// leveldb's past its home slot too). Apart, so that the fast path
+/// sets no register for it; C-ABI, with a boundary of its own, so that no call from the fast
+/// path can unwind, and the fast path needs no landing pad, nor the stack frame it would take.
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[inline(always)]
-pub(crate) unsafe fn key_may_match(
+#[inline(never)]
+unsafe extern "C" fn key_may_match_apart(
     policy: *const leveldb_bloom_filterpolicy_t,
     key: *const c_char,
     length: usize,
@@ -52,8 +69,9 @@ pub(crate) unsafe fn key_may_match(
     filter_length: usize,
 ) -> u8 {
     ffi_boundary!(1, {
+        #[cfg(feature = "leveldb-c-api")]
         // SAFETY: per the contract.
-        if unsafe { is_bloom(policy) }
+        if unsafe { wraps_bloom_at_home(policy) }
             // SAFETY: per the contract.
             && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
         {
@@ -64,11 +82,9 @@ pub(crate) unsafe fn key_may_match(
     })
 }
 
-/// `key_may_match` off its fast path: a NULL policy, a custom one, one leveldb's object wraps,
-/// one this library did not make, bad input or an empty key or filter. Apart, so that the fast
-/// path sets no register for it; C-ABI, with a boundary of its own, so that no call from the
-/// fast path can unwind (looking up leveldb's objects takes a lock), and the fast path needs no
-/// landing pad, nor the stack frame it would take.
+/// `leveldb_bloom_filterpolicy_key_may_match` for the rest: a NULL policy, a custom one, one this
+/// library did not make, bad input or an empty key or filter. Cold, and C-ABI with a boundary of
+/// its own, as `key_may_match_apart`.
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match`.
@@ -91,7 +107,7 @@ unsafe extern "C" fn key_may_match_cold(
     })
 }
 
-/// A policy of ours answers for one key, bad input included. The batch export calls it for each
+/// Our policy answers for one key, bad input included. The batch export calls it for each
 /// key of a custom policy, whose callback costs far more.
 ///
 /// # Safety

@@ -2,7 +2,12 @@
 //! leveldb's prefix (`leveldb_filterblock_*`), built with the `leveldb-c-api` feature (a
 //! default). Each is the `leveldb_bloom_*` function of the same name past the prefix, over the
 //! same objects, except that where leveldb's own C API is loaded, `leveldb_filterpolicy_create`
-//! and `_create_bloom` return an object of leveldb's (in_leveldb.rs).
+//! and `_create_bloom` return an object of leveldb's (in_leveldb/wrap.rs).
+//!
+//! The names that only forward are written once, in the list `forward_to_own_names!` makes them
+//! from. cbindgen does not expand macros: tests/header.rs hands it the list as written, each
+//! item a declaration with its doc, for the header; the signatures beside the own names'
+//! are the second copy it needs. `create_bloom` and `create` do more, and are written out.
 //!
 //! All in one module, so that a build without the feature has none of them, and the static
 //! library keeps them in one object: linked with leveldb's `libleveldb.a` too, any of them
@@ -27,10 +32,30 @@ use crate::ffi::filterpolicy::{
 };
 use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_filter;
 use crate::ffi::filterpolicy_key_may_match::{
-    key_may_match, leveldb_bloom_filterpolicy_key_may_match_batch,
+    leveldb_bloom_filterpolicy_key_may_match, leveldb_bloom_filterpolicy_key_may_match_batch,
 };
-use crate::ffi::in_leveldb::for_leveldb;
+use crate::ffi::in_leveldb::wrap::for_leveldb;
 use crate::no_unwind::ffi_boundary;
+
+/// Each item of the list, `pub unsafe extern "C" fn NAME(ARGS) -> RET { OWN }`, with its doc:
+/// the export NAME, calling OWN with its arguments and returning what OWN returns, leveldb's
+/// types cast to the own ones they stand for and back.
+macro_rules! forward_to_own_names {
+    ($(
+        $(#[doc = $doc:literal])*
+        pub unsafe extern "C" fn $name:ident($($arg:ident: $type:ty),* $(,)?) $(-> $ret:ty)? {
+            $own:ident
+        }
+    )*) => {$(
+        $(#[doc = $doc])*
+        #[unsafe(no_mangle)]
+        #[allow(clippy::unnecessary_cast)] // Only the policy and builder types change.
+        pub unsafe extern "C" fn $name($($arg: $type),*) $(-> $ret)? {
+            // SAFETY: the own function's contract, which this one's doc repeats.
+            unsafe { $own($($arg as _),*) $(as $ret)? }
+        }
+    )*};
+}
 
 /// leveldb's filter policy type: a `leveldb_bloom_filterpolicy_t` of this library (the same
 /// object, cast), or a policy of leveldb's own C API, which the functions here answer as bad
@@ -52,9 +77,12 @@ pub struct leveldb_filterblock_builder_t {
 /// (linked, or with `dlopen`), the policy is an object of leveldb's, made by leveldb's
 /// `leveldb_filterpolicy_create` over this library's filter: leveldb's
 /// `leveldb_options_set_filter_policy` can take it, and every function here takes it (looking
-/// it up on each call: the `leveldb_bloom_*` functions with a `leveldb_bloom_filterpolicy_t` are
-/// faster). Inside leveldb, a filter that memory cannot hold aborts the process, as leveldb's
-/// own code does.
+/// it up on each call, with no lock: the `leveldb_bloom_*` functions with a
+/// `leveldb_bloom_filterpolicy_t` answer a single query a little faster). Inside leveldb, a
+/// filter that memory cannot hold aborts the process, as leveldb's own code does. If leveldb's
+/// `leveldb_filterpolicy_create` throws (`std::bad_alloc` when memory runs out), the process
+/// aborts: this library has no C++ to catch it, and a C program calling leveldb's C API ends
+/// there too.
 ///
 /// # Threads
 /// Any number of threads may call it at once.
@@ -96,6 +124,7 @@ pub extern "C" fn leveldb_filterpolicy_create(
     })
 }
 
+forward_to_own_names! {
 /// leveldb's `leveldb_filterpolicy_destroy`: `leveldb_bloom_filterpolicy_destroy`, for a policy
 /// made by `leveldb_filterpolicy_create_bloom` or `leveldb_filterpolicy_create` of this library.
 ///
@@ -104,11 +133,9 @@ pub extern "C" fn leveldb_filterpolicy_create(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_destroy`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_filterpolicy_destroy(policy: *mut leveldb_filterpolicy_t) {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterpolicy_destroy(policy.cast()) }
-}
+pub unsafe extern "C" fn leveldb_filterpolicy_destroy(
+    policy: *mut leveldb_filterpolicy_t,
+) { leveldb_bloom_filterpolicy_destroy }
 
 /// leveldb's `leveldb_free`: libc `free`, as `leveldb_bloom_free`.
 ///
@@ -117,11 +144,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_destroy(policy: *mut leveldb_filte
 ///
 /// # Safety
 /// `ptr` must be NULL or a `malloc`ed pointer not freed yet.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_free(ptr) }
-}
+pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) { leveldb_bloom_free }
 
 /// `leveldb_bloom_filterpolicy_name` for a `leveldb_filterpolicy_t`.
 ///
@@ -130,13 +153,9 @@ pub unsafe extern "C" fn leveldb_free(ptr: *mut c_void) {
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_name`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterpolicy_name(
     policy: *const leveldb_filterpolicy_t,
-) -> *const c_char {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterpolicy_name(policy.cast()) }
-}
+) -> *const c_char { leveldb_bloom_filterpolicy_name }
 
 /// `leveldb_bloom_filterpolicy_create_filter` for a `leveldb_filterpolicy_t`: a `malloc`ed
 /// filter, to release with `leveldb_free`.
@@ -146,25 +165,13 @@ pub unsafe extern "C" fn leveldb_filterpolicy_name(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_create_filter`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
     policy: *const leveldb_filterpolicy_t,
     key_array: *const *const c_char,
     key_length_array: *const usize,
     num_keys: c_int,
     filter_length: *mut usize,
-) -> *mut c_char {
-    // SAFETY: per the contract.
-    unsafe {
-        leveldb_bloom_filterpolicy_create_filter(
-            policy.cast(),
-            key_array,
-            key_length_array,
-            num_keys,
-            filter_length,
-        )
-    }
-}
+) -> *mut c_char { leveldb_bloom_filterpolicy_create_filter }
 
 /// `leveldb_bloom_filterpolicy_key_may_match` for a `leveldb_filterpolicy_t`.
 ///
@@ -173,17 +180,13 @@ pub unsafe extern "C" fn leveldb_filterpolicy_create_filter(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
     policy: *const leveldb_filterpolicy_t,
     key: *const c_char,
     length: usize,
     filter: *const c_char,
     filter_length: usize,
-) -> u8 {
-    // SAFETY: per the contract.
-    unsafe { key_may_match(policy.cast(), key, length, filter, filter_length) }
-}
+) -> u8 { leveldb_bloom_filterpolicy_key_may_match }
 
 /// `leveldb_bloom_filterpolicy_key_may_match_batch` for a `leveldb_filterpolicy_t`.
 ///
@@ -193,7 +196,6 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match_batch`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
     policy: *const leveldb_filterpolicy_t,
     keys: *const *const c_char,
@@ -202,20 +204,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
     filter: *const c_char,
     filter_length: usize,
     results: *mut u8,
-) {
-    // SAFETY: per the contract.
-    unsafe {
-        leveldb_bloom_filterpolicy_key_may_match_batch(
-            policy.cast(),
-            keys,
-            key_lengths,
-            num_keys,
-            filter,
-            filter_length,
-            results,
-        );
-    }
-}
+) { leveldb_bloom_filterpolicy_key_may_match_batch }
 
 /// `leveldb_bloom_filterblock_builder_create` for a `leveldb_filterpolicy_t`.
 ///
@@ -225,13 +214,9 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match_batch(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_builder_create`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_builder_create(
     policy: *const leveldb_filterpolicy_t,
-) -> *mut leveldb_filterblock_builder_t {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterblock_builder_create(policy.cast()) }.cast()
-}
+) -> *mut leveldb_filterblock_builder_t { leveldb_bloom_filterblock_builder_create }
 
 /// `leveldb_bloom_filterblock_builder_destroy`.
 ///
@@ -240,13 +225,9 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_create(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_builder_destroy`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_builder_destroy(
     builder: *mut leveldb_filterblock_builder_t,
-) {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterblock_builder_destroy(builder.cast()) }
-}
+) { leveldb_bloom_filterblock_builder_destroy }
 
 /// `leveldb_bloom_filterblock_builder_start_block`.
 ///
@@ -255,14 +236,10 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_destroy(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_builder_start_block`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_builder_start_block(
     builder: *mut leveldb_filterblock_builder_t,
     block_offset: u64,
-) -> u8 {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterblock_builder_start_block(builder.cast(), block_offset) }
-}
+) -> u8 { leveldb_bloom_filterblock_builder_start_block }
 
 /// `leveldb_bloom_filterblock_builder_add_key`.
 ///
@@ -271,15 +248,11 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_start_block(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_builder_add_key`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_builder_add_key(
     builder: *mut leveldb_filterblock_builder_t,
     key: *const c_char,
     length: usize,
-) -> u8 {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterblock_builder_add_key(builder.cast(), key, length) }
-}
+) -> u8 { leveldb_bloom_filterblock_builder_add_key }
 
 /// `leveldb_bloom_filterblock_builder_finish`: the block, to release with `leveldb_free`.
 ///
@@ -288,14 +261,10 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_add_key(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_builder_finish`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_builder_finish(
     builder: *mut leveldb_filterblock_builder_t,
     length: *mut usize,
-) -> *mut c_char {
-    // SAFETY: per the contract.
-    unsafe { leveldb_bloom_filterblock_builder_finish(builder.cast(), length) }
-}
+) -> *mut c_char { leveldb_bloom_filterblock_builder_finish }
 
 /// `leveldb_bloom_filterblock_key_may_match` for a `leveldb_filterpolicy_t`.
 ///
@@ -304,7 +273,6 @@ pub unsafe extern "C" fn leveldb_filterblock_builder_finish(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_key_may_match`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
     policy: *const leveldb_filterpolicy_t,
     contents: *const c_char,
@@ -312,19 +280,7 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
     block_offset: u64,
     key: *const c_char,
     key_length: usize,
-) -> u8 {
-    // SAFETY: per the contract.
-    unsafe {
-        leveldb_bloom_filterblock_key_may_match(
-            policy.cast(),
-            contents,
-            contents_length,
-            block_offset,
-            key,
-            key_length,
-        )
-    }
-}
+) -> u8 { leveldb_bloom_filterblock_key_may_match }
 
 /// `leveldb_bloom_filterblock_key_may_match_batch` for a `leveldb_filterpolicy_t`.
 ///
@@ -334,7 +290,6 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match(
 ///
 /// # Safety
 /// As `leveldb_bloom_filterblock_key_may_match_batch`.
-#[unsafe(no_mangle)]
 pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
     policy: *const leveldb_filterpolicy_t,
     contents: *const c_char,
@@ -344,18 +299,5 @@ pub unsafe extern "C" fn leveldb_filterblock_key_may_match_batch(
     key_lengths: *const usize,
     num_keys: usize,
     results: *mut u8,
-) {
-    // SAFETY: per the contract.
-    unsafe {
-        leveldb_bloom_filterblock_key_may_match_batch(
-            policy.cast(),
-            contents,
-            contents_length,
-            block_offsets,
-            keys,
-            key_lengths,
-            num_keys,
-            results,
-        );
-    }
+) { leveldb_bloom_filterblock_key_may_match_batch }
 }

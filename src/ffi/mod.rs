@@ -23,8 +23,6 @@ mod in_leveldb;
 pub(crate) mod key_arrays;
 #[cfg(feature = "leveldb-c-api")]
 mod leveldb_names;
-#[cfg(feature = "leveldb-c-api")]
-mod wrapped;
 
 pub use extensions::{
     leveldb_bloom_fill_filter, leveldb_bloom_filter_length, leveldb_bloom_isa,

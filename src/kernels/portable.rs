@@ -41,7 +41,8 @@ fn hash_chunk(keys: &[&[u8]; CHUNK], n: usize) -> [u32; CHUNK] {
 fn one_length(keys: &[&[u8]]) -> bool {
     let first = keys.first().map_or(0, |key| key.len());
     // A fold, not `all`: no early exit to branch on.
-    keys.iter().fold(true, |same, key| same & (key.len() == first))
+    keys.iter()
+        .fold(true, |same, key| same & (key.len() == first))
 }
 
 /// Sets the bits of `keys` in `array` (a filter's bit array, zeroed), `positions` made for it.
@@ -72,6 +73,12 @@ fn fill_chunk(
     n: usize,
     array: &mut [u8],
 ) {
+    // Positions made for a larger array than this one: every bit set, so that no key is missed.
+    // An empty array has no bit to set (and no length to divide by).
+    if positions.len as usize > array.len() || array.is_empty() {
+        array.fill(0xff);
+        return;
+    }
     let keys = &keys[..n.min(CHUNK)];
     let lemire = LemirePositions::new(array.len());
     if one_length(keys) {
@@ -176,7 +183,7 @@ fn test_hashed_chunk(
 /// otherwise mispredict its exit about once, and nothing of the next query could start before the
 /// branch resolves. Without such a branch, consecutive queries overlap in the CPU.
 #[inline]
-pub(crate) fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
+fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     let positions = LemirePositions::new(array.len());
     // Branches on the key's length: with keys all of one length they are predicted, and
     // leveldb's own hash runs that fast then (see docs/PERFORMANCE.md, Single query: portable).

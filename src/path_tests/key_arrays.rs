@@ -5,7 +5,6 @@ use super::*;
 /// Keys that cannot exist in C's arrays are read as the empty key, whatever chunk they fall in,
 /// however many keys there are (prefetched from 1024 on), in either layout, and `all_read_valid`
 /// tells of them; a NULL key of length 0 is the empty key, and can exist.
-#[cfg(feature = "leveldb-c-api")]
 #[test]
 fn key_arrays_read_keys_that_cannot_exist_as_empty() {
     let mut rng = Rng(7);

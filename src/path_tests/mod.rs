@@ -12,7 +12,6 @@ use std::ffi::c_char;
 
 use crate::bulk::{fill_bit_array, may_match_batch};
 use crate::dispatch::Isa;
-#[cfg(feature = "leveldb-c-api")]
 use crate::ffi::key_arrays::PointersAndLengths;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
 use crate::ffi::leveldb_bloom_slice_t;
@@ -138,7 +137,10 @@ fn check_answers(filter: &[u8], probes: &[&[u8]]) {
         .map(|p| scalar::key_may_match(p, filter))
         .collect();
     for isa in isas() {
-        let single: Vec<bool> = probes.iter().map(|p| isa.may_match(p, filter)).collect();
+        let single: Vec<bool> = probes
+            .iter()
+            .map(|p| isa.may_match(p, filter) != 0)
+            .collect();
         assert_eq!(
             single,
             expected,
@@ -166,7 +168,6 @@ fn batch_answers(isa: Isa, probes: &[&[u8]], filter: &[u8], before: bool) -> Vec
     let mut from_iterator = vec![before; probes.len()];
     may_match_batch(isa, probes.iter().copied(), filter, &mut from_iterator);
     let c = CKeys::of(probes);
-    #[cfg(feature = "leveldb-c-api")]
     for (layout, (answers, _)) in c.batches(isa, filter, before) {
         assert_eq!(
             answers, from_iterator,
@@ -223,12 +224,10 @@ impl CKeys {
     fn all_valid(&self, isa: Isa) -> Vec<(&'static str, bool)> {
         vec![
             ("slices", self.slices.as_slice().all_valid(isa)),
-            #[cfg(feature = "leveldb-c-api")]
             ("arrays", self.arrays().all_valid(isa)),
         ]
     }
 
-    #[cfg(feature = "leveldb-c-api")]
     fn arrays(&self) -> PointersAndLengths<'_> {
         PointersAndLengths {
             pointers: &self.ptrs,
@@ -236,7 +235,6 @@ impl CKeys {
         }
     }
 
-    #[cfg(feature = "leveldb-c-api")]
     /// Each layout's batch answers against `filter` (every slot starting as `before`), and
     /// whether its KeyArrays said all keys were read and valid.
     ///
@@ -261,7 +259,6 @@ impl CKeys {
         }
         vec![
             ("slices", batch(isa, self.slices.as_slice(), filter, before)),
-            #[cfg(feature = "leveldb-c-api")]
             ("arrays", batch(isa, self.arrays(), filter, before)),
         ]
     }

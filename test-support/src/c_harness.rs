@@ -53,6 +53,9 @@ pub struct Program {
     /// Limits its own address space (RLIMIT_AS) to make malloc fail, which AddressSanitizer's
     /// terabytes of shadow mappings cannot live with.
     pub limits_address_space: bool,
+    /// Replaces `operator new`, which valgrind replaces with its own in every object, the
+    /// program's too: its replacement never runs there.
+    pub replaces_operator_new: bool,
 }
 
 impl Program {
@@ -64,6 +67,7 @@ impl Program {
             needs_leveldb: false,
             needs_leveldb_src: false,
             limits_address_space: false,
+            replaces_operator_new: false,
         }
     }
 }
@@ -132,6 +136,12 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             args: vec![budget.thread_rounds.to_string()],
             ..Program::new("c_tests/test_threads.c")
         },
+        // The same with leveldb's C API loaded: objects of leveldb's, looked behind by every call.
+        Program {
+            args: vec![budget.thread_rounds.to_string(), "libleveldb.so".into()],
+            needs_leveldb: true,
+            ..Program::new("c_tests/test_threads.c")
+        },
         Program {
             limits_address_space: true,
             ..Program::new("c_tests/test_out_of_memory.c")
@@ -146,6 +156,12 @@ pub fn programs(budget: Budget) -> Vec<Program> {
             needs_leveldb: true,
             ..Program::new("c_tests/test_leveldb_objects.c")
         },
+        // It loads leveldb's shared library itself, with dlopen, and replaces operator new.
+        Program {
+            needs_leveldb: true,
+            replaces_operator_new: true,
+            ..Program::new("c_tests/test_leveldb_constructor.cc")
+        },
         Program {
             args: vec![budget.differential_cases.to_string(), seed],
             libs: &["-lleveldb"],
@@ -157,6 +173,8 @@ pub fn programs(budget: Budget) -> Vec<Program> {
         vs_leveldb(&[]),
         vs_leveldb(&["--key-len=7"]),
         vs_leveldb(&["--key-len=16", "--heap-keys"]),
+        // Ours by leveldb's names too, through objects of leveldb's: the block and 1M rows.
+        vs_leveldb(&["--leveldb-names", "block", "1M"]),
         // The filter block benchmark against leveldb's own classes at tiny sizes: its byte and
         // answer checks, nothing timed.
         Program {
@@ -267,6 +285,12 @@ fn link_with(cmd: &mut Command, dir: &Path, name: &str, program: &Program, link:
     }
 }
 
+/// The soname CMake gives the build without leveldb's names: its major version's.
+const PREFIXED_SONAME: &str = concat!(
+    "libleveldb_bloom_prefixed.so.",
+    env!("LEVELDB_BLOOM_VERSION_MAJOR")
+);
+
 /// The build without leveldb's names, as CMake makes and installs it (cargo's
 /// `--no-default-features`): `libleveldb_bloom_prefixed.a`, and `.so` with its soname, in a
 /// folder of the test program's own, built once per test process (cargo's target folder, which
@@ -282,18 +306,15 @@ pub fn prefixed_library(tmp_dir: &TmpDir) -> &'static Path {
                 .args(["--crate-type", "cdylib,staticlib", "--target", TARGET])
                 .arg("--target-dir")
                 .arg(&target)
-                .args([
-                    "--",
-                    "-C",
-                    "link-arg=-Wl,-soname,libleveldb_bloom_prefixed.so.0",
-                ])
+                .args(["--", "-C"])
+                .arg(format!("link-arg=-Wl,-soname,{PREFIXED_SONAME}"))
                 .current_dir(root()),
         );
         let built_dir = target.join(TARGET).join("debug");
         let dir = scratch::claim(scratch::fresh(tmp_dir.program().join("prefixed-lib")));
         for (built, name) in [
             ("libleveldb_bloom.a", "libleveldb_bloom_prefixed.a"),
-            ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so.0"),
+            ("libleveldb_bloom.so", PREFIXED_SONAME),
             ("libleveldb_bloom.so", "libleveldb_bloom_prefixed.so"),
         ] {
             std::fs::copy(built_dir.join(built), dir.join(name)).expect("copy");

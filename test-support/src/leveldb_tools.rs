@@ -3,8 +3,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use crate::paths::root;
+use crate::vectors::to_hex;
 use crate::{process, scratch};
 
 /// Compiles tools/`name`.cc into `out_dir` (the trial's folder, or the program's for a tool its
@@ -22,4 +24,20 @@ pub fn build_tool(name: &str, flags: &[String], libs: &[&str], out_dir: &Path) -
             .args(libs),
     );
     exe
+}
+
+/// tools/leveldb_db.cc, built against the system leveldb once per test program, in its folder
+/// `program_dir`.
+pub fn leveldb_db(program_dir: &Path) -> &'static Path {
+    static TOOL: OnceLock<PathBuf> = OnceLock::new();
+    TOOL.get_or_init(|| build_tool("leveldb_db", &[], &["-lleveldb"], program_dir))
+}
+
+/// Writes the pairs `HEX_KEY HEX_VALUE` that tools/leveldb_db.cc reads to `path`.
+pub fn write_key_file(path: &Path, pairs: &[(&[u8], &[u8])]) {
+    let lines: String = pairs
+        .iter()
+        .map(|(key, value)| format!("{} {}\n", to_hex(key), to_hex(value)))
+        .collect();
+    std::fs::write(path, lines).unwrap();
 }

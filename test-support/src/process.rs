@@ -6,15 +6,15 @@
 
 use std::process::{Command, Output};
 
-use crate::trials;
+use crate::capture;
 
 /// Runs `cmd` to its end and prints its output to the test's.
 pub fn output(cmd: &mut Command) -> Output {
     let output = cmd
         .output()
         .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
-    trials::print(&String::from_utf8_lossy(&output.stdout));
-    trials::eprint(&String::from_utf8_lossy(&output.stderr));
+    capture::print(&String::from_utf8_lossy(&output.stdout));
+    capture::eprint(&String::from_utf8_lossy(&output.stderr));
     output
 }
 

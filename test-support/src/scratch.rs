@@ -115,6 +115,19 @@ impl TmpDir {
         created(self.program().join(trial))
     }
 
+    /// A folder NAME outside this checkout, for a test that stands in for a user's machine: cargo
+    /// looks in every folder above a crate for a workspace to join, and from CARGO_TARGET_TMPDIR
+    /// it finds this repository's. In the system's temporary folder, under a name of this
+    /// checkout's own (its CARGO_TARGET_TMPDIR, hashed) and the test program's. Created.
+    pub fn outside_checkout(&self, name: &str) -> PathBuf {
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&self.cargo_target_tmpdir, &mut hasher);
+        let checkout = format!("leveldb-bloom-{:016x}", std::hash::Hasher::finish(&hasher));
+        let program = self.program();
+        let program = program.file_name().expect("the program's folder");
+        created(std::env::temp_dir().join(checkout).join(program).join(name))
+    }
+
     /// CARGO_TARGET_TMPDIR/NAME: cargo's target folder for builds that several test programs
     /// share, which cargo locks while it writes there. Nothing else goes here.
     pub fn cargo_target(&self, name: &str) -> PathBuf {

@@ -1,9 +1,12 @@
 //! The table files of a leveldb database, as the tests compare them between stock leveldb and
 //! leveldb with this library's filter (tests/shim.rs, tests/leveldb_source.rs, tests/c_tests.rs);
 //! and a table's data blocks and filter block, as the filter block tests
-//! (tests/filter_block_leveldb.rs, tests/rusty_leveldb.rs) rebuild its filter block from its keys.
+//! (tests/filter_block_leveldb.rs, tests/rusty_leveldb.rs) rebuild its filter block from its keys
+//! and tests/check.rs changes it.
 
 use std::path::Path;
+
+use leveldb_bloom_reader::BlockHandle;
 
 /// What a filter block is recorded under in a table's metaindex.
 pub const FILTER_META_KEY: &[u8] = b"filter.leveldb.BuiltinBloomFilter2";
@@ -51,7 +54,7 @@ pub fn assert_same_tables(stock: &Path, other: &Path) {
 }
 
 /// A table's data blocks and filter block, found through its footer, metaindex and index block
-/// as leveldb lays them out (table/format.cc, table/block.cc).
+/// as leveldb lays them out (table/format.cc, table/block.cc), read by the check tool's reader.
 pub struct Table {
     /// Its data blocks, in the order of the file.
     pub data_blocks: Vec<DataBlock>,
@@ -60,6 +63,8 @@ pub struct Table {
     pub data_end: u64,
     /// Its filter block, as stored (filters, their offsets, the offsets' start and base lg).
     pub filter_block: Vec<u8>,
+    /// Where the filter block is in the file.
+    pub filter_handle: BlockHandle,
 }
 
 /// A data block of a table.
@@ -84,35 +89,63 @@ pub enum FilterCall<'a> {
     AddKey(&'a [u8]),
 }
 
+/// A block's entries, (key, value), of a table leveldb wrote: panics on any error.
+fn entries(
+    table: &leveldb_bloom_reader::Table<'_>,
+    handle: BlockHandle,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let block = table.block(handle, "block").expect("a block");
+    assert!(
+        block.checksum_ok,
+        "block at {}: bad checksum",
+        handle.offset
+    );
+    let mut entries = Vec::new();
+    block
+        .entries(|key, value| entries.push((key.to_vec(), value.to_vec())))
+        .expect("a block's entries");
+    entries
+}
+
+/// The block handle an index or metaindex entry holds.
+fn handle(value: &[u8]) -> BlockHandle {
+    BlockHandle::from_value(value, "entry").expect("a block handle")
+}
+
 impl Table {
     /// Reads the table in `bytes`, which must have a bloom filter block.
     pub fn read(bytes: &[u8]) -> Table {
-        let (metaindex, index) = layout::footer(bytes);
-        let filter_block = layout::entries(&layout::block(bytes, metaindex))
+        let table = leveldb_bloom_reader::Table::open(bytes).expect("a leveldb table");
+        let filter_handle = entries(&table, table.metaindex)
             .into_iter()
             .find(|(key, _)| key == FILTER_META_KEY)
-            .map(|(_, value)| layout::block(bytes, layout::decode_handle(&value)))
+            .map(|(_, value)| handle(&value))
             .expect("the table has a bloom filter block");
-        let handles: Vec<layout::Handle> = layout::entries(&layout::block(bytes, index))
+        let handles: Vec<BlockHandle> = entries(&table, table.index)
             .into_iter()
-            .map(|(_, value)| layout::decode_handle(&value))
+            .map(|(_, value)| handle(&value))
             .collect();
-        let last = handles.last().expect("data blocks");
-        let data_end = last.offset + last.size + layout::BLOCK_TRAILER;
+        let data_end = handles.last().expect("data blocks").end().unwrap();
         let data_blocks = handles
             .iter()
             .map(|&handle| DataBlock {
                 offset: handle.offset,
-                keys: layout::entries(&layout::block(bytes, handle))
+                keys: entries(&table, handle)
                     .into_iter()
                     .map(|(key, _)| key)
                     .collect(),
             })
             .collect();
+        let filter_block = table
+            .block(filter_handle, "filter block")
+            .unwrap()
+            .contents
+            .into_owned();
         Table {
             data_blocks,
             data_end,
             filter_block,
+            filter_handle,
         }
     }
 
@@ -130,83 +163,5 @@ impl Table {
                 )
             })
             .chain(std::iter::once(FilterCall::StartBlock(self.data_end)))
-    }
-}
-
-/// A table's parts, as leveldb's table/format.cc and table/block.cc lay them out.
-mod layout {
-    /// The magic number ending every table.
-    const MAGIC: u64 = 0xdb4775248b80fb57;
-    /// A block's trailer: its type byte and CRC.
-    pub const BLOCK_TRAILER: u64 = 5;
-
-    #[derive(Clone, Copy, Debug)]
-    pub struct Handle {
-        pub offset: u64,
-        pub size: u64,
-    }
-
-    fn varint(bytes: &[u8], at: &mut usize) -> u64 {
-        let mut value = 0;
-        for shift in (0..64).step_by(7) {
-            let byte = bytes[*at];
-            *at += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return value;
-            }
-        }
-        panic!("varint too long");
-    }
-
-    fn handle(bytes: &[u8], at: &mut usize) -> Handle {
-        Handle {
-            offset: varint(bytes, at),
-            size: varint(bytes, at),
-        }
-    }
-
-    /// The metaindex and index handles from the footer (the last 48 bytes).
-    pub fn footer(table: &[u8]) -> (Handle, Handle) {
-        let footer = &table[table.len() - 48..];
-        let magic = u64::from_le_bytes(footer[40..].try_into().unwrap());
-        assert_eq!(magic, MAGIC, "not a leveldb table");
-        let mut at = 0;
-        (handle(footer, &mut at), handle(footer, &mut at))
-    }
-
-    /// A block's contents, decompressed if its type byte says snappy.
-    pub fn block(table: &[u8], h: Handle) -> Vec<u8> {
-        let (start, end) = (h.offset as usize, (h.offset + h.size) as usize);
-        match table[end] {
-            0 => table[start..end].to_vec(),
-            1 => snap::raw::Decoder::new()
-                .decompress_vec(&table[start..end])
-                .expect("snappy block"),
-            kind => panic!("unknown block type {kind}"),
-        }
-    }
-
-    /// A block's entries: (key, value), prefix compression undone.
-    pub fn entries(block: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let n = block.len();
-        let restarts = u32::from_le_bytes(block[n - 4..].try_into().unwrap()) as usize;
-        let end = n - 4 - 4 * restarts;
-        let (mut at, mut key, mut out) = (0, Vec::new(), Vec::new());
-        while at < end {
-            let shared = varint(block, &mut at) as usize;
-            let non_shared = varint(block, &mut at) as usize;
-            let value_len = varint(block, &mut at) as usize;
-            key.truncate(shared);
-            key.extend_from_slice(&block[at..at + non_shared]);
-            at += non_shared;
-            out.push((key.clone(), block[at..at + value_len].to_vec()));
-            at += value_len;
-        }
-        out
-    }
-
-    pub fn decode_handle(value: &[u8]) -> Handle {
-        handle(value, &mut 0)
     }
 }

@@ -16,6 +16,9 @@ pub enum Tool {
     Leveldb,
     /// pytest, for `python3`: the Python binding's tests.
     Pytest,
+    /// venv for `python3`, with pip (Debian's python3-venv): the Python package installed as the
+    /// README installs it (pip then needs PyPI).
+    Venv,
     /// CMake: the packaging flow and the shim's builds.
     Cmake,
     /// gcc's AddressSanitizer and UndefinedBehaviorSanitizer runtimes.
@@ -65,7 +68,7 @@ impl Tool {
     pub fn required_by(self) -> &'static str {
         match self {
             Tool::Leveldb => "LEVELDB_BLOOM_REQUIRE_LEVELDB",
-            Tool::Pytest => "LEVELDB_BLOOM_REQUIRE_PYTHON",
+            Tool::Pytest | Tool::Venv => "LEVELDB_BLOOM_REQUIRE_PYTHON",
             Tool::Cmake => "LEVELDB_BLOOM_REQUIRE_CMAKE",
             Tool::Asan | Tool::Tsan | Tool::Valgrind => "LEVELDB_BLOOM_REQUIRE_SANITIZERS",
             Tool::Plyvel | Tool::PlyvelWheel => "LEVELDB_BLOOM_REQUIRE_PLYVEL",
@@ -97,6 +100,10 @@ impl Tool {
                 "python3 cannot import pytest: pip install pytest (in a venv: apt-get install \
                  python3-venv)"
                     .into(),
+            ),
+            Tool::Venv => missing(
+                runs(Command::new("python3").args(["-c", "import ensurepip, venv"])),
+                "python3 cannot make a venv with pip: apt-get install python3-venv".into(),
             ),
             Tool::Cmake => missing(
                 runs(Command::new("cmake").arg("--version")),

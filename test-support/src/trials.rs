@@ -1,44 +1,16 @@
 //! The harness of the test programs whose tests need a tool: libtest cannot decide when a test
 //! runs that it is ignored, libtest-mimic can. A test is reported ignored, with the reason, when
 //! a tool it needs is missing, and fails instead when CI's variable requires that tool. What a
-//! test prints through [`print`] and [`eprint`], and its panic, are shown only if it fails (or
-//! with --nocapture), as libtest shows a test's output.
+//! test prints through capture.rs, and its panic, are shown only if it fails (or with
+//! --nocapture), as libtest shows a test's output.
 
-use std::cell::RefCell;
-use std::panic;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::panic::{self, AssertUnwindSafe};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::capture;
 use crate::scratch::{self, TmpDir};
 use crate::tools::Tool;
-
-/// Whether a test's output is kept until it ends (no --nocapture).
-static CAPTURE: AtomicBool = AtomicBool::new(false);
-
-thread_local! {
-    /// What the test running on this thread printed, while its output is kept.
-    static OUTPUT: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Appends `text` to the output kept for the test on this thread; false when none is kept.
-fn keep(text: &str) -> bool {
-    OUTPUT.with_borrow_mut(|kept| kept.as_mut().map(|kept| kept.push_str(text)).is_some())
-}
-
-/// Prints `text` (what a program run by a test wrote) to the test's output.
-pub fn print(text: &str) {
-    if !keep(text) {
-        print!("{text}");
-    }
-}
-
-/// [`print`], to standard error when the output is not kept.
-pub fn eprint(text: &str) {
-    if !keep(text) {
-        eprint!("{text}");
-    }
-}
 
 /// The test function `test`, registered under its own name, needing the [`Tool`]s named after it:
 /// `trial!(differential_against_leveldb, Leveldb)`.
@@ -57,15 +29,22 @@ macro_rules! trial {
 /// `test` under `name`, of the test program whose folders `tmp_dir` gives: ignored when a tool
 /// of `tools` is missing, failed when a missing one is required, run otherwise. The tools are
 /// looked for as the trial too, as fetching one writes in the program's folder (packages.rs).
-pub fn trial(name: &str, tools: &'static [Tool], test: fn(), tmp_dir: TmpDir) -> Trial {
+/// [`trial!`] names a test function; a closure serves a test made for each item of a list.
+pub fn trial(
+    name: &str,
+    tools: &[Tool],
+    test: impl FnOnce() + Send + 'static,
+    tmp_dir: TmpDir,
+) -> Trial {
     let trial_name = name.to_owned();
+    let tools = tools.to_vec();
     Trial::ignorable_test(name, move || {
-        scratch::as_trial(&trial_name, tmp_dir, || probe_and_run(tools, test))
+        scratch::as_trial(&trial_name, tmp_dir, || probe_and_run(&tools, test))
     })
 }
 
 /// [`trial`]'s body, as the trial.
-fn probe_and_run(tools: &'static [Tool], test: fn()) -> Result<Completion, Failed> {
+fn probe_and_run(tools: &[Tool], test: impl FnOnce()) -> Result<Completion, Failed> {
     let missing: Vec<Tool> = tools.iter().copied().filter(|t| !t.is_present()).collect();
     let why = |tool: &Tool| tool.missing().unwrap_or_default();
     let required: Vec<String> = missing
@@ -84,12 +63,9 @@ fn probe_and_run(tools: &'static [Tool], test: fn()) -> Result<Completion, Faile
 }
 
 /// Runs `test`, keeping its output, which becomes the failure's message if it panics.
-fn run_kept(test: fn()) -> Result<(), Failed> {
-    if CAPTURE.load(Ordering::Relaxed) {
-        OUTPUT.set(Some(String::new()));
-    }
-    let result = panic::catch_unwind(test);
-    let output = OUTPUT.take();
+fn run_kept(test: impl FnOnce()) -> Result<(), Failed> {
+    // Nothing the test leaves half-done is used after its panic: the panic fails it.
+    let (result, output) = capture::keeping(|| panic::catch_unwind(AssertUnwindSafe(test)));
     result.map_err(|_| output.unwrap_or_else(|| "panicked (above)".into()).into())
 }
 
@@ -99,10 +75,10 @@ fn run_kept(test: fn()) -> Result<(), Failed> {
 pub fn run(mut trials: Vec<Trial>) -> ! {
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     let args = Arguments::from_args();
-    CAPTURE.store(!args.nocapture, Ordering::Relaxed);
+    capture::set_capture(!args.nocapture);
     let default_hook = panic::take_hook();
     panic::set_hook(Box::new(move |info| {
-        if !keep(&format!("{info}\n")) {
+        if !capture::keep(&format!("{info}\n")) {
             default_hook(info);
         }
     }));

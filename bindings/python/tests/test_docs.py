@@ -1,10 +1,11 @@
 """The examples users copy run as written: the Python blocks of the README and of the package's
-own README, and the package's doctest."""
+own README, the package's doctest, and examples/quickstart.py."""
 
 from __future__ import annotations
 
 import doctest
 import re
+import runpy
 
 from conftest import REPO_ROOT
 
@@ -31,3 +32,10 @@ def test_package_readme_python_examples():
 def test_package_doctest():
     failed, attempted = doctest.testmod(leveldb_bloom)
     assert attempted > 0 and failed == 0
+
+
+def test_quickstart_example(capsys):
+    runpy.run_path(str(REPO_ROOT / "examples" / "quickstart.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "members found:   10000 of 10000\n" in out
+    assert "filter block: " in out

@@ -17,7 +17,7 @@ import leveldb_bloom
 from leveldb_bloom import LibraryNotFoundError, _native
 from leveldb_bloom._native import ENV_VAR, LIBRARY_FILE, SYSTEM_NAME
 
-FIXES = ["pip", "cargo build --release", ENV_VAR]
+FIXES = ["pip", "cargo rustc --release --lib --crate-type cdylib", ENV_VAR]
 # As CMake installs the library on Linux: the soname carries the crate's major version.
 MAJOR = leveldb_bloom.__version__.split(".")[0]
 SYSTEM_SONAME = f"libleveldb_bloom.so.{MAJOR}"

@@ -32,21 +32,21 @@ pub(crate) unsafe fn fill_bit_array<'k, V: Vector<LANES>, const LANES: usize, co
         if let Some(mut batch) = ProbeBatch::new(positions.k, keys_hint) {
             // SAFETY: the CPU has V's features, by this function's contract.
             return unsafe {
-                in_batches::<V, LANES, GROUPS>(positions, &mut batch, keys, |batch| {
+                in_batches::<V, LANES, GROUPS>(positions, &mut batch, keys, #[inline(always)] |batch| {
                     batch.set_bits(array)
                 })
             };
         }
     }
     let prefetch = (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
-    for_each_chunk(keys, |chunk, n| {
+    for_each_chunk(keys, #[inline(always)] |chunk, n| {
         // n <= CHUNK; `min` shows the compiler, without a panic path.
         let n = n.min(CHUNK);
         // SAFETY: the CPU has V's features, by this function's contract; every byte of the rows
         // is below rows_below(positions) <= array.len(), checked above.
         unsafe {
             let hashes = hash_chunk::<V, LANES, GROUPS>(chunk, n);
-            for_each_probe_row::<V, LANES, GROUPS>(positions, hashes, n, prefetch, |bytes, masks| {
+            for_each_probe_row::<V, LANES, GROUPS>(positions, hashes, n, prefetch, #[inline(always)] |bytes, masks| {
                 set_probed_bits(array, &bytes[..n], &masks[..n])
             });
         }
@@ -80,7 +80,7 @@ pub(crate) unsafe fn may_match_batch<
             let mut answered = 0;
             // SAFETY: the CPU has V's features, by this function's contract.
             return unsafe {
-                in_batches::<V, LANES, GROUPS>(positions, &mut batch, keys, |batch| {
+                in_batches::<V, LANES, GROUPS>(positions, &mut batch, keys, #[inline(always)] |batch| {
                     answered += batch.test_bits(array, &mut results[answered..]);
                 })
             };
@@ -88,7 +88,7 @@ pub(crate) unsafe fn may_match_batch<
     }
     let prefetch = (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
     let mut results = results.chunks_mut(CHUNK);
-    for_each_chunk(keys, |chunk, n| {
+    for_each_chunk(keys, #[inline(always)] |chunk, n| {
         let out = results.next().expect("one result slot per key");
         let n = n.min(out.len());
         let out = &mut out[..n];
@@ -102,7 +102,7 @@ pub(crate) unsafe fn may_match_batch<
             // Every probe is tested, without branching on the bits: an early exit would
             // mispredict about once per key.
             let mut set = V::all_set(out.len());
-            for_each_probe_row::<V, LANES, GROUPS>(positions, hashes, n, prefetch, |bytes, masks| {
+            for_each_probe_row::<V, LANES, GROUPS>(positions, hashes, n, prefetch, #[inline(always)] |bytes, masks| {
                 V::test_row(&mut set, &probed_bytes(array, bytes), masks)
             });
             V::store_answers(set, out);
@@ -122,7 +122,7 @@ unsafe fn in_batches<'k, V: Vector<LANES>, const LANES: usize, const GROUPS: usi
     keys: impl Keys<'k>,
     mut empty: impl FnMut(&mut ProbeBatch<V, LANES, GROUPS>),
 ) {
-    for_each_chunk(keys, |chunk, n| {
+    for_each_chunk(keys, #[inline(always)] |chunk, n| {
         // SAFETY: the CPU has V's features, by this function's contract.
         unsafe { batch.add_chunk(positions, chunk, n) };
         if batch.is_full() {
@@ -297,19 +297,14 @@ mod tests {
         assert!(after.iter().all(|&b| b == 0), "wrote past the array");
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[test]
     fn batches_into_a_smaller_array_set_every_bit() {
+        use crate::kernels::x86::features::features;
         use std::arch::x86_64::{__m256i, __m512i};
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if features!(avx2 => detected!()) {
             batch_into_a_smaller_array_sets_every_bit::<__m256i, 8, 8>();
         }
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vl")
-            && std::arch::is_x86_feature_detected!("avx512vbmi")
-            && std::arch::is_x86_feature_detected!("bmi2")
-        {
+        if features!(avx512 => detected!()) {
             batch_into_a_smaller_array_sets_every_bit::<__m512i, 16, 4>();
         }
     }

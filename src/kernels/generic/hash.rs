@@ -1,6 +1,6 @@
 //! leveldb's hash of a chunk's keys, `LANES` keys per vector.
 
-use super::Vector;
+use super::{Vector, array_of};
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
 use crate::kernels::keys::{NO_KEY, dangles};
@@ -54,17 +54,20 @@ pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROU
     };
     // SAFETY (every block below): the CPU has V's features, by this function's contract.
     let lane_lens: [V; GROUPS] =
-        std::array::from_fn(|g| unsafe { V::load(&lens[g * LANES..]) });
+        array_of(#[inline(always)] |g| unsafe { V::load(&lens[g * LANES..]) });
     let m = unsafe { V::splat(MULTIPLIER) };
     // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
-    let mut h = lane_lens.map(|len| unsafe { V::splat(BLOOM_SEED).xor(len.mul(m)) });
+    let mut h: [V; GROUPS] = array_of(
+        #[inline(always)]
+        |g| unsafe { V::splat(BLOOM_SEED).xor(lane_lens[g].mul(m)) },
+    );
     // 32 bytes of every key at a time: 8 words.
     for window in (0..longest).step_by(32) {
         let mut words = [[unsafe { V::splat(0) }; 8]; GROUPS];
         for (g, words) in words.iter_mut().enumerate().take(groups) {
             let first = g * LANES;
             *words = unsafe {
-                V::transpose(std::array::from_fn(|i| {
+                V::transpose(array_of(#[inline(always)] |i| {
                     V::key_row(keys[first + i], lens[first + i], window)
                 }))
             };
@@ -96,7 +99,7 @@ pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROU
                 *hash = bloom_hash(key);
             }
         }
-        h = std::array::from_fn(|g| unsafe { V::load(&all[g * LANES..]) });
+        h = array_of(#[inline(always)] |g| unsafe { V::load(&all[g * LANES..]) });
     }
     h
 }

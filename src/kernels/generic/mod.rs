@@ -2,8 +2,8 @@
 //! lanes ([`hash`]), each probe of every key written out as rows of bytes and bit masks
 //! ([`rows`]), then the bits set or tested with plain loads and stores ([`engine`]). Each
 //! instruction set supplies its lane operations by implementing [`Vector`]
-//! (kernels/x86/avx2.rs, kernels/x86/avx512/); the portable kernels are scalar code of their own
-//! (kernels/portable.rs).
+//! (kernels/x86/avx2/lanes.rs, kernels/x86/avx512/lanes.rs); the portable kernels are scalar code
+//! of their own (kernels/portable.rs).
 
 pub(crate) mod engine;
 pub(crate) mod hash;
@@ -12,6 +12,22 @@ pub(crate) mod rows;
 use crate::kernels::CHUNK;
 use crate::kernels::positions::ProbePositions;
 use rows::ProbeRow;
+
+/// `std::array::from_fn` that is sure to inline: the engine and its lane operations carry no
+/// target features of their own, so every function between the instruction set's entry (compiled
+/// for its features) and an intrinsic must inline into that entry, or the intrinsic becomes a
+/// call. The closures given to it and to the engine's loops are `#[inline(always)]` for the same
+/// reason.
+#[inline(always)]
+pub(crate) fn array_of<T: Copy, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
+    let mut out = [std::mem::MaybeUninit::<T>::uninit(); N];
+    for (i, slot) in out.iter_mut().enumerate() {
+        slot.write(f(i));
+    }
+    // SAFETY: every element was written above; `[MaybeUninit<T>; N]` and `[T; N]` have one
+    // layout.
+    unsafe { std::mem::transmute_copy(&out) }
+}
 
 /// How an instruction set handles a bit array past the L2 cache, where setting and testing bits
 /// waits on memory.

@@ -1,6 +1,6 @@
 //! A chunk's probes written out as rows of bytes and bit masks, for plain loads and stores.
 
-use super::Vector;
+use super::{Vector, array_of};
 use crate::format::MAX_PROBES;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::{CHUNK, prefetch_line};
@@ -97,7 +97,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
         unsafe {
             RowWriter {
                 // Double hashing: the second hash is the first rotated right by 17 bits.
-                delta: hashes.map(|h| h.rotate_right_17()),
+                delta: array_of(#[inline(always)] |g| hashes[g].rotate_right_17()),
                 h: hashes,
                 positions: V::positions(positions),
                 last: V::splat(rows_below(positions) - 1),

@@ -51,6 +51,16 @@ pub(crate) fn supported(detected: bool, sysctl: &str) -> bool {
     detected
 }
 
+/// Whether the CPU's cores are AMD's (vendor "AuthenticAMD", or Hygon's "HygonGenuine", whose
+/// cores are AMD's Zen), which some kernel choices depend on (`Isa::single_query_kernel`,
+/// src/dispatch.rs).
+pub(crate) fn amd_cores() -> bool {
+    // Leaf 0's vendor string, in EBX, EDX, ECX order.
+    let leaf = std::arch::x86_64::__cpuid(0);
+    let vendor = [leaf.ebx, leaf.edx, leaf.ecx].map(u32::to_le_bytes);
+    vendor == [*b"Auth", *b"enti", *b"cAMD"] || vendor == [*b"Hygo", *b"nGen", *b"uine"]
+}
+
 /// AVX-512 on macOS: `sysctl` and the kernel's release.
 #[cfg(any(target_os = "macos", test))]
 mod macos {

@@ -1,5 +1,6 @@
 """LevelDB's built-in bloom filter (``leveldb.BuiltinBloomFilter2``) from Python, byte-identical to
-leveldb 1.23, through leveldb-bloom's C ABI (ctypes: no compiler needed).
+leveldb 1.23, through leveldb-bloom's C ABI with ctypes (no extension module: installing the
+package builds the C library with cargo).
 
     >>> from leveldb_bloom import BloomFilterPolicy
     >>> with BloomFilterPolicy(10) as policy:

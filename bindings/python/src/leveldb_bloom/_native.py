@@ -8,8 +8,8 @@ Where the library is looked for, in order:
 3. one installed on the system, e.g. by ``cmake --install``: as
    ``ctypes.util.find_library("leveldb_bloom")`` finds it (on Linux the loader's cache, and
    ``LD_LIBRARY_PATH`` where binutils are installed; on macOS the loader's paths; on Windows
-   ``PATH``), or else by the versioned name such an install gives it (``libleveldb_bloom.so.0``
-   on Linux, ``libleveldb_bloom.0.dylib`` on macOS; Windows's DLL has none), which the system's
+   ``PATH``), or else by the versioned name such an install gives it (``libleveldb_bloom.so.1``
+   on Linux, ``libleveldb_bloom.1.dylib`` on macOS; Windows's DLL has none), which the system's
    loader looks up itself;
 4. cargo's build output, when the package runs from a leveldb-bloom checkout:
    ``target/release`` then ``target/debug`` under the repository root.
@@ -167,8 +167,9 @@ def _not_found(where: str, package_dir: Path) -> LibraryNotFoundError:
     return LibraryNotFoundError(
         f"leveldb-bloom's shared library ({LIBRARY_FILE}) was not found.\n{where}"
         "To fix: reinstall the package with pip, which builds the library with cargo and puts it "
-        f"at {package_dir / LIBRARY_FILE}; or build it with `cargo build --release` in the "
-        f"leveldb-bloom repository and set {ENV_VAR} to target/release/{LIBRARY_FILE}."
+        f"at {package_dir / LIBRARY_FILE}; or build it with `cargo rustc --release --lib "
+        "--crate-type cdylib` in the leveldb-bloom repository and set "
+        f"{ENV_VAR} to target/release/{LIBRARY_FILE}."
     )
 
 

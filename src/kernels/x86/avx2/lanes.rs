@@ -6,7 +6,7 @@ use std::arch::x86_64::*;
 use crate::hash::MULTIPLIER;
 use crate::kernels::CHUNK;
 use crate::kernels::generic::rows::ProbeRow;
-use crate::kernels::generic::{LargeArrays, Vector};
+use crate::kernels::generic::{LargeArrays, Vector, array_of};
 use crate::kernels::positions::ProbePositions;
 
 /// Keys per vector.
@@ -206,7 +206,7 @@ unsafe impl Vector<LANES> for __m256i {
             }
             for quad in 0..G / 4 {
                 let mask: [__m256i; 4] =
-                    std::array::from_fn(|i| _mm256_sllv_epi32(one, bits[4 * quad + i]));
+                    array_of(#[inline(always)] |i| _mm256_sllv_epi32(one, bits[4 * quad + i]));
                 // Each mask is at most 128, which both unsigned-saturating packs keep as it is.
                 let packed = _mm256_packus_epi16(
                     _mm256_packus_epi32(mask[0], mask[1]),

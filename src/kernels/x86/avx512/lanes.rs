@@ -8,7 +8,7 @@ use super::registers::Lookup;
 use crate::hash::MULTIPLIER;
 use crate::kernels::CHUNK;
 use crate::kernels::generic::rows::ProbeRow;
-use crate::kernels::generic::{LargeArrays, Vector};
+use crate::kernels::generic::{LargeArrays, Vector, array_of};
 use crate::kernels::positions::ProbePositions;
 
 /// Keys per vector.
@@ -104,7 +104,7 @@ unsafe impl Vector<LANES> for __m512i {
         // SAFETY: register operations only.
         unsafe {
             // Rows i and i + 8 share a register; the steps below work on both halves alike.
-            let z: [__m512i; 8] = std::array::from_fn(|i| {
+            let z: [__m512i; 8] = array_of(#[inline(always)] |i| {
                 _mm512_inserti64x4::<1>(_mm512_castsi256_si512(rows[i]), rows[i + 8])
             });
             // Pairs of rows interleaved, then quads: u[w] holds words w and w + 4 of four rows,
@@ -132,7 +132,7 @@ unsafe impl Vector<LANES> for __m512i {
             // Gather the 128-bit blocks of one word, rows in order.
             let low = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
             let high = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-            std::array::from_fn(|j| {
+            array_of(#[inline(always)] |j| {
                 let select = if j < 4 { low } else { high };
                 _mm512_permutex2var_epi64(u[j % 4], select, u[j % 4 + 4])
             })

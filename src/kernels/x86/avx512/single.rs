@@ -13,16 +13,6 @@ use crate::kernels::x86::features::avx512;
 /// 64-bit lanes per vector, as the single-key query uses them.
 const QWORD_LANES: u32 = 8;
 
-/// The single query with the kernels' common signature: [`may_match_c_abi`] as a bool.
-///
-/// # Safety
-/// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
-#[inline(always)]
-pub(crate) unsafe fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
-    // SAFETY: the CPU has the features, by this function's contract.
-    unsafe { may_match_c_abi(k.into(), key, array) != 0 }
-}
-
 avx512!(
     /// leveldb's `KeyMayMatch` for one key against a bit array and k (framing already checked):
     /// the hash in scalar code, then 8 probes at once, one per 64-bit lane, with no branch on the

@@ -1,0 +1,36 @@
+//! The `leveldb-bloom` tool (cli/), built for the tests that run it: a workspace member of its
+//! own, which `cargo test` of the library does not build.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::paths::root;
+use crate::process;
+
+/// The tool's executable, built once per test program with the cargo that runs the tests, in the
+/// same profile and target folder.
+pub fn leveldb_bloom() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .current_dir(root())
+            .args(["build", "--locked", "--package", "leveldb-bloom-cli"])
+            .args(["--bin", "leveldb-bloom", "--message-format=json"]);
+        if !cfg!(debug_assertions) {
+            build.arg("--release");
+        }
+        let stdout = process::run(&mut build);
+        // The artifact message names the executable: "executable":"<path>".
+        let path = stdout
+            .lines()
+            .filter(|line| line.contains("\"reason\":\"compiler-artifact\""))
+            .find_map(|line| line.split_once("\"executable\":\"")?.1.split_once('"'))
+            .map(|(path, _)| PathBuf::from(path))
+            .unwrap_or_else(|| panic!("cargo named no executable for leveldb-bloom:\n{stdout}"));
+        assert!(path.is_file(), "{} is not there", path.display());
+        path
+    })
+}
