@@ -122,9 +122,10 @@ pub struct Hidden {
     pub key: Vec<u8>,
 }
 
-/// The keys of a table's data blocks as stored, each block's offset and first key.
+/// The keys of a table's data blocks as stored, each block's offset and first key: one per
+/// thread, its room kept from table to table.
 #[derive(Default)]
-struct Keys {
+pub struct Keys {
     bytes: Vec<u8>,
     ends: Vec<usize>,
     /// Each data block's offset and the index of its first key.
@@ -134,6 +135,13 @@ struct Keys {
 }
 
 impl Keys {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.blocks.clear();
+        self.sorted = true;
+    }
+
     fn key(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.bytes[start..self.ends[i]]
@@ -151,8 +159,8 @@ impl Keys {
     }
 }
 
-/// Checks the table `job` names.
-pub fn check_table(job: &Job, options: &Options) -> TableReport {
+/// Checks the table `job` names, its keys decoded into `keys`.
+pub fn check_table(job: &Job, options: &Options, keys: &mut Keys) -> TableReport {
     let mut report = TableReport {
         path: job.path.clone(),
         level: job.level,
@@ -163,7 +171,7 @@ pub fn check_table(job: &Job, options: &Options) -> TableReport {
     match std::fs::read(&job.path) {
         Ok(file) => {
             report.bytes = file.len() as u64;
-            report.state = State::Read(check_bytes(&file, options));
+            report.state = State::Read(check_bytes(&file, options, keys));
         }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(err) => report.state = State::Unreadable(err.to_string()),
@@ -172,7 +180,7 @@ pub fn check_table(job: &Job, options: &Options) -> TableReport {
 }
 
 /// Checks the table whose file holds `file`.
-fn check_bytes(file: &[u8], options: &Options) -> Checked {
+fn check_bytes(file: &[u8], options: &Options, keys: &mut Keys) -> Checked {
     let mut checked = Checked {
         data_blocks: 0,
         keys: 0,
@@ -209,16 +217,16 @@ fn check_bytes(file: &[u8], options: &Options) -> Checked {
         return checked;
     }
     let strip = if options.raw_keys { 0 } else { 8 };
-    let keys = data_keys(&table, &handles, strip, &mut checked);
+    let whole = data_keys(&table, &handles, strip, keys, &mut checked);
     checked.filter = match filter_handle {
         Some(None) => Filter::Absent,
         None => Filter::NotCompared(None),
         Some(Some((policy, handle))) => {
             let stored = read_block(&table, handle, "filter block", &mut checked);
-            match (stored, keys) {
-                (Some(stored), Some(keys)) => {
+            match stored {
+                Some(stored) if whole => {
                     let data_end = handles.last().and_then(BlockHandle::end).unwrap_or(0);
-                    let check = compare(policy.clone(), &stored, &keys, data_end, strip, options);
+                    let check = compare(policy.clone(), &stored, keys, data_end, strip, options);
                     check.map_or(Filter::NotCompared(Some(policy)), Filter::Compared)
                 }
                 _ => Filter::NotCompared(Some(policy)),
@@ -289,21 +297,18 @@ fn block_handles(
     }
 }
 
-/// The keys of every data block, each less `strip` bytes of tag: None, with the corruption
-/// noted, if any block cannot be read or is corrupt, as its keys then say nothing of its filter.
+/// Decodes the keys of every data block into `keys`, checking that each has its `strip` bytes
+/// of tag: false, with the corruption noted, if any block cannot be read or is corrupt, as its
+/// keys then say nothing of its filter.
 fn data_keys(
     table: &Table<'_>,
     handles: &[BlockHandle],
     strip: usize,
+    keys: &mut Keys,
     checked: &mut Checked,
-) -> Option<Keys> {
-    let mut keys = Keys {
-        sorted: true,
-        ..Keys::default()
-    };
+) -> bool {
+    keys.clear();
     let mut whole = true;
-    // Where the previous key starts.
-    let mut previous = 0;
     for &handle in handles {
         checked.data_blocks += 1;
         let Some(block) = read_block(table, handle, "data block", checked) else {
@@ -311,27 +316,28 @@ fn data_keys(
             continue;
         };
         whole &= block.checksum_ok;
-        keys.blocks.push((handle.offset, keys.ends.len()));
-        // The keys take about the block's bytes: room made once, not by doubling as they come.
-        keys.bytes.reserve(block.contents.len());
-        let mut short_key = None;
-        let result = block.entries(|key, _| {
-            if key.len() < strip {
-                short_key.get_or_insert(key.len());
-            }
-            let start = keys.bytes.len();
-            keys.bytes.extend_from_slice(key);
-            keys.ends.push(keys.bytes.len());
-            if start > 0 && keys.sorted {
-                let user = |from: usize, to: usize| &keys.bytes[from..to.max(from + strip) - strip];
-                keys.sorted =
-                    bytewise(user(previous, start), user(start, keys.bytes.len())).is_le();
-            }
-            previous = start;
-        });
+        let first = keys.ends.len();
+        keys.blocks.push((handle.offset, first));
+        let result = block.append_keys(&mut keys.bytes, &mut keys.ends);
         if let Err(err) = result {
             checked.corruption.push(err.to_string());
             whole = false;
+        }
+        // The block's keys, still in cache: each long enough for its tag, and after the one
+        // before it.
+        let mut short_key = None;
+        for i in first..keys.ends.len() {
+            let len = keys.key(i).len();
+            if len < strip {
+                short_key.get_or_insert(len);
+            }
+            if i > 0 && keys.sorted {
+                let user = |i: usize| {
+                    let key = keys.key(i);
+                    &key[..key.len().saturating_sub(strip)]
+                };
+                keys.sorted = bytewise(user(i - 1), user(i)).is_le();
+            }
         }
         if let Some(len) = short_key {
             checked.corruption.push(
@@ -348,7 +354,7 @@ fn data_keys(
         }
     }
     checked.keys = keys.ends.len() as u64;
-    whole.then_some(keys)
+    whole
 }
 
 /// The filter block `policy` builds for `keys`, each less `strip` bytes, at their blocks'
@@ -400,14 +406,22 @@ fn compare(
     };
     let bloom = BloomPolicy::new(bits_per_key);
     let rebuilt = rebuild(bloom, keys, data_end, strip)?;
-    let rebuilt_filters = filters(&rebuilt);
-    let total = stored_filters.len().max(rebuilt_filters.len());
-    let identical = (0..total)
-        .filter(|&i| {
-            let stored = stored_filters.get(i).copied().flatten();
-            stored.is_some() && stored == rebuilt_filters.get(i).copied().flatten()
-        })
-        .count();
+    let block_identical = *stored.contents == rebuilt[..];
+    // Identical blocks, the usual case, have identical filters: compared one by one otherwise.
+    let (total, identical) = if block_identical {
+        let total = stored_filters.len();
+        (total, stored_filters.iter().flatten().count())
+    } else {
+        let rebuilt_filters = filters(&rebuilt);
+        let total = stored_filters.len().max(rebuilt_filters.len());
+        let identical = (0..total)
+            .filter(|&i| {
+                let stored = stored_filters.get(i).copied().flatten();
+                stored.is_some() && stored == rebuilt_filters.get(i).copied().flatten()
+            })
+            .count();
+        (total, identical)
+    };
     let mut check = FilterCheck {
         probes: most_common_probes(&stored_filters),
         policy,
@@ -415,7 +429,7 @@ fn compare(
         inferred,
         filters: total as u64,
         identical: identical as u64,
-        block_identical: *stored.contents == rebuilt[..],
+        block_identical,
         false_negatives: 0,
         hidden: Vec::new(),
         writer: None,
@@ -563,7 +577,7 @@ fn measure_false_positives(
     // Queries meet the filters in order: each one's rate is worked out once.
     let mut rate: Option<(usize, f64)> = None;
     for (offset, range) in keys.block_ranges() {
-        for i in range.filter(|i| i % stride == 0) {
+        for i in (range.start.next_multiple_of(stride)..range.end).step_by(stride) {
             absent.clear();
             absent.extend_from_slice(user_key(i));
             let Some(last) = absent.last_mut() else {

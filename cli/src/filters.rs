@@ -87,8 +87,9 @@ pub fn theoretical_rate(filter: &[u8], keys: u64) -> Option<f64> {
     if k > MAX_PROBES {
         return Some(1.0);
     }
-    let (k, n, m) = (f64::from(k), keys as f64, array.len() as f64 * 8.0);
-    Some((1.0 - (-k * n / m).exp()).powf(k))
+    let (n, m) = (keys as f64, array.len() as f64 * 8.0);
+    // k is a whole number: multiplied out, much faster than powf for a rate per filter.
+    Some((1.0 - (-f64::from(k) * n / m).exp()).powi(i32::from(k)))
 }
 
 /// leveldb's bloom filter as leveldb before 1.18 built it (and ports of that code still do):

@@ -20,7 +20,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::check::{Options, State, check_table};
+use crate::check::{Keys, Options, State, check_table};
 use crate::report::{Exit, Report};
 
 #[derive(Parser)]
@@ -128,8 +128,8 @@ fn check(args: &CheckArgs) -> ExitCode {
     let mut tables: Vec<_> = inputs
         .jobs
         .par_iter()
-        .map(|job| {
-            let table = check_table(job, &options);
+        .map_init(Keys::default, |keys, job| {
+            let table = check_table(job, &options, keys);
             progress.inc(job.size);
             table
         })

@@ -236,6 +236,49 @@ pub fn entries(
     what: &str,
     mut entry: impl FnMut(&[u8], &[u8]),
 ) -> Result<(), Error> {
+    let mut key = Vec::new();
+    walk(contents, origin, what, |shared, delta, value| {
+        key.truncate(shared);
+        key.extend_from_slice(delta);
+        entry(&key, value);
+    })
+}
+
+/// Appends the key of each entry of the block `contents` to `keys`, whole, in order, and where
+/// each ends in `keys` to `ends`: a block's keys decoded with no allocation or extra copy per
+/// key, for a caller that keeps them all. On an error (as [`entries`]'), the keys of the
+/// entries before it are appended.
+///
+/// # Errors
+/// As [`entries`].
+pub fn append_keys(
+    contents: &[u8],
+    origin: u64,
+    what: &str,
+    keys: &mut Vec<u8>,
+    ends: &mut Vec<usize>,
+) -> Result<(), Error> {
+    // The previous key is the last one appended: its shared prefix is copied from there.
+    let mut previous = keys.len();
+    walk(contents, origin, what, |shared, delta, _| {
+        let start = keys.len();
+        keys.extend_from_within(previous..previous + shared);
+        keys.extend_from_slice(delta);
+        ends.push(keys.len());
+        previous = start;
+    })
+}
+
+/// Calls `entry(shared, delta, value)` for each entry of the block `contents`: its key is the
+/// previous key's first `shared` bytes (no more than that key has, checked) and then `delta`.
+/// Errors as [`entries`].
+#[inline(always)]
+fn walk(
+    contents: &[u8],
+    origin: u64,
+    what: &str,
+    mut entry: impl FnMut(usize, &[u8], &[u8]),
+) -> Result<(), Error> {
     let fail = |at: usize, why: &str| {
         Error::at(
             origin,
@@ -268,22 +311,29 @@ pub fn entries(
             ));
         }
     }
-    let mut key = Vec::new();
+    let mut key_len = 0;
     let mut at = 0;
     while at < entries_end {
         let entry_at = at;
         let bad = |why: &str| fail(entry_at, why);
-        let header = (
-            varint32(contents, &mut at),
-            varint32(contents, &mut at),
-            varint32(contents, &mut at),
-        );
+        // leveldb's DecodeEntry: three one-byte varints, the usual case, read at once.
+        let header = match contents.get(at..at + 3) {
+            Some(&[a, b, c]) if (a | b | c) < 0x80 => {
+                at += 3;
+                (Some(u32::from(a)), Some(u32::from(b)), Some(u32::from(c)))
+            }
+            _ => (
+                varint32(contents, &mut at),
+                varint32(contents, &mut at),
+                varint32(contents, &mut at),
+            ),
+        };
         let (Some(shared), Some(non_shared), Some(value_len)) = header else {
             return Err(bad("bad entry header"));
         };
         let (shared, non_shared, value_len) =
             (shared as usize, non_shared as usize, value_len as usize);
-        if shared > key.len() {
+        if shared > key_len {
             return Err(bad("entry shares more bytes than the previous key has"));
         }
         let room = entries_end.saturating_sub(at);
@@ -293,10 +343,10 @@ pub fn entries(
         {
             return Err(bad("entry runs past the block's entries"));
         }
-        key.truncate(shared);
-        key.extend_from_slice(&contents[at..at + non_shared]);
+        let delta = &contents[at..at + non_shared];
         at += non_shared;
-        entry(&key, &contents[at..at + value_len]);
+        entry(shared, delta, &contents[at..at + value_len]);
+        key_len = shared + non_shared;
         at += value_len;
     }
     Ok(())

@@ -14,6 +14,8 @@ mod error;
 pub mod manifest;
 mod table;
 
-pub use block::{BLOCK_TRAILER, BlockHandle, Compression, block_crc, entries, masked_crc};
+pub use block::{
+    BLOCK_TRAILER, BlockHandle, Compression, append_keys, block_crc, entries, masked_crc,
+};
 pub use error::Error;
 pub use table::{Block, FOOTER_LEN, TABLE_MAGIC, Table};

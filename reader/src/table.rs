@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::block::{BlockHandle, Compression, Stored, decompress, entries};
+use crate::block::{BlockHandle, Compression, Stored, append_keys, decompress, entries};
 use crate::coding::fixed64;
 use crate::error::Error;
 
@@ -121,6 +121,14 @@ impl Block<'_> {
     /// As [`entries`].
     pub fn entries(&self, entry: impl FnMut(&[u8], &[u8])) -> Result<(), Error> {
         entries(&self.contents, self.handle.offset, self.what, entry)
+    }
+
+    /// Appends its keys to `keys` and where each ends to `ends`; see [`append_keys`].
+    ///
+    /// # Errors
+    /// As [`entries`].
+    pub fn append_keys(&self, keys: &mut Vec<u8>, ends: &mut Vec<usize>) -> Result<(), Error> {
+        append_keys(&self.contents, self.handle.offset, self.what, keys, ends)
     }
 
     /// What it was called.

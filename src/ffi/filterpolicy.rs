@@ -106,20 +106,6 @@ pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bo
     !policy.is_null() && unsafe { policy.cast::<u64>().read() } == BLOOM_TAG
 }
 
-/// Whether `policy` is an object of leveldb's wrapping one of this library's bloom policies, in
-/// its home slot of the registry (in_leveldb/): the single query's check through leveldb's
-/// names. It reads the first word of `policy` and nothing else of it; the object is looked up by
-/// its address, with no lock. `false` for any other object: the query's slower path answers.
-///
-/// # Safety
-/// As [`is_bloom`].
-#[cfg(feature = "leveldb-c-api")]
-#[inline(always)]
-pub(crate) unsafe fn wraps_bloom_at_home(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
-    // SAFETY: per the contract.
-    !policy.is_null() && !unsafe { tagged(policy) } && in_leveldb::bloom_at_home(policy.cast())
-}
-
 /// Whether `policy`'s first word is one of our tags: it is a policy this library made.
 ///
 /// # Safety

@@ -5,9 +5,9 @@ use std::ffi::c_char;
 use crate::bulk;
 use crate::dispatch::Isa;
 use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
-#[cfg(feature = "leveldb-c-api")]
-use crate::ffi::filterpolicy::wraps_bloom_at_home;
 use crate::ffi::filterpolicy::{PolicyKind, is_bloom, leveldb_bloom_filterpolicy_t, recognize};
+#[cfg(feature = "leveldb-c-api")]
+use crate::ffi::in_leveldb;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
 
@@ -37,26 +37,54 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
     filter_length: usize,
 ) -> u8 {
     ffi_boundary!(1, {
-        // The bloom policy's query of a well-formed key and filter on the fast path, anything
-        // else apart.
         // SAFETY: per the contract.
-        if unsafe { is_bloom(policy) }
-            // SAFETY: per the contract.
-            && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
-        {
-            return single_query(key, filter);
-        }
+        let bloom = unsafe { is_bloom(policy) };
+        let rest = key_may_match_apart;
         // SAFETY: per the contract.
-        unsafe { key_may_match_apart(policy, key, length, filter, filter_length) }
+        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
     })
+}
+
+/// The single query's C entries, which hand a query on to each other by a tail call.
+type SingleQueryFn = unsafe extern "C" fn(
+    *const leveldb_bloom_filterpolicy_t,
+    *const c_char,
+    usize,
+    *const c_char,
+    usize,
+) -> u8;
+
+/// The single query's fast path, once its caller has found `policy` to be a bloom policy of
+/// ours (`bloom`): a well-formed key and filter go to the kernel, anything else to `rest`.
+///
+/// # Safety
+/// As `leveldb_bloom_filterpolicy_key_may_match`.
+#[inline(always)]
+unsafe fn bloom_or_else(
+    bloom: bool,
+    rest: SingleQueryFn,
+    policy: *const leveldb_bloom_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    if bloom
+        // SAFETY: per the contract.
+        && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
+    {
+        return single_query(key, filter);
+    }
+    // SAFETY: per the contract.
+    unsafe { rest(policy, key, length, filter, filter_length) }
 }
 
 /// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
 /// wrapping a bloom policy of ours (in_leveldb/), whose well-formed query takes the fast path's
 /// steps after a lookup with no lock and no call, then everything else, cold (an object of
-/// leveldb's past its home slot too). Apart, so that the fast path
-/// sets no register for it; C-ABI, with a boundary of its own, so that no call from the fast
-/// path can unwind, and the fast path needs no landing pad, nor the stack frame it would take.
+/// leveldb's not in the single query's index too). Apart, so that the fast path sets no register
+/// for it; C-ABI, with a boundary of its own, so that no call from the fast path can unwind, and
+/// the fast path needs no landing pad, nor the stack frame it would take.
 ///
 /// # Safety
 /// As `leveldb_bloom_filterpolicy_key_may_match`.
@@ -70,15 +98,35 @@ unsafe extern "C" fn key_may_match_apart(
 ) -> u8 {
     ffi_boundary!(1, {
         #[cfg(feature = "leveldb-c-api")]
+        let bloom = in_leveldb::bloom_at_home(policy.cast());
+        #[cfg(not(feature = "leveldb-c-api"))]
+        let bloom = false;
+        let rest = key_may_match_cold;
         // SAFETY: per the contract.
-        if unsafe { wraps_bloom_at_home(policy) }
-            // SAFETY: per the contract.
-            && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
-        {
-            return single_query(key, filter);
-        }
+        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
+    })
+}
+
+/// `leveldb_filterpolicy_key_may_match`: as `leveldb_bloom_filterpolicy_key_may_match`, but
+/// looking for an object of leveldb's first, as leveldb's names hand those out wherever leveldb
+/// is loaded (in_leveldb/). Where it is not, the single query's index is empty: one load.
+///
+/// # Safety
+/// As `leveldb_bloom_filterpolicy_key_may_match`.
+#[cfg(feature = "leveldb-c-api")]
+#[inline(always)]
+pub(crate) unsafe extern "C" fn key_may_match_leveldb_first(
+    policy: *const leveldb_bloom_filterpolicy_t,
+    key: *const c_char,
+    length: usize,
+    filter: *const c_char,
+    filter_length: usize,
+) -> u8 {
+    ffi_boundary!(1, {
+        let bloom = in_leveldb::bloom_at_home(policy.cast());
+        let rest = leveldb_bloom_filterpolicy_key_may_match;
         // SAFETY: per the contract.
-        unsafe { key_may_match_cold(policy, key, length, filter, filter_length) }
+        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
     })
 }
 

@@ -5,9 +5,10 @@
 //! and `_create_bloom` return an object of leveldb's (in_leveldb/wrap.rs).
 //!
 //! The names that only forward are written once, in the list `forward_to_own_names!` makes them
-//! from. cbindgen does not expand macros: tests/header.rs hands it the list as written, each
-//! item a declaration with its doc, for the header; the signatures beside the own names'
-//! are the second copy it needs. `create_bloom` and `create` do more, and are written out.
+//! from; the single query's calls a body that looks for leveldb's objects first. cbindgen does
+//! not expand macros: tests/header.rs hands it the list as written, each item a declaration with
+//! its doc, for the header; the signatures beside the own names' are the second copy it needs.
+//! `create_bloom` and `create` do more, and are written out.
 //!
 //! All in one module, so that a build without the feature has none of them, and the static
 //! library keeps them in one object: linked with leveldb's `libleveldb.a` too, any of them
@@ -32,7 +33,7 @@ use crate::ffi::filterpolicy::{
 };
 use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_filter;
 use crate::ffi::filterpolicy_key_may_match::{
-    leveldb_bloom_filterpolicy_key_may_match, leveldb_bloom_filterpolicy_key_may_match_batch,
+    key_may_match_leveldb_first, leveldb_bloom_filterpolicy_key_may_match_batch,
 };
 use crate::ffi::in_leveldb::wrap::for_leveldb;
 use crate::no_unwind::ffi_boundary;
@@ -186,7 +187,7 @@ pub unsafe extern "C" fn leveldb_filterpolicy_key_may_match(
     length: usize,
     filter: *const c_char,
     filter_length: usize,
-) -> u8 { leveldb_bloom_filterpolicy_key_may_match }
+) -> u8 { key_may_match_leveldb_first }
 
 /// `leveldb_bloom_filterpolicy_key_may_match_batch` for a `leveldb_filterpolicy_t`.
 ///

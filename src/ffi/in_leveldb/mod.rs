@@ -68,9 +68,11 @@ pub(super) struct Link {
     leveldb: &'static LeveldbCApi,
 }
 
-/// Whether leveldb's object `outer` is known, in its home slot, and wraps a bloom policy of
-/// ours: the single query's check, which reads the registry without a lock, asks nothing of the
-/// loader and calls nothing. `false` sends the query to its slower path, which finds any object.
+/// Whether leveldb's object `outer` is in the single query's index, which holds the objects
+/// wrapping a bloom policy of ours: the single query's check, which reads nothing of `outer`,
+/// reads the registry without a lock, asks nothing of the loader and calls nothing. `false` for
+/// NULL and for objects that are not leveldb's, and sends the query to its slower path, which
+/// finds any object.
 #[inline(always)]
 pub(crate) fn bloom_at_home(outer: *const c_void) -> bool {
     registry::bloom_at_home(outer)

@@ -18,11 +18,16 @@
 //!   still be in it, where it finds the objects it may use (none is destroyed meanwhile, and one
 //!   made later is looked for in the new table). Each is at least twice its predecessor, so
 //!   together they take less than the current one.
+//!
+//! The single query looks in a smaller index first, [`BLOOM_HOMES`]: one load from a fixed
+//! place, where the table's lookup takes five. It holds the objects wrapping a bloom policy, each
+//! in its entry if no other took it first, entered after the table's slot and removed with it;
+//! an object not there is found in the table, on the query's slower path.
 
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize};
+use std::sync::atomic::{AtomicPtr, AtomicUsize};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::Link;
@@ -37,8 +42,6 @@ struct Slot {
     outer: AtomicUsize,
     /// The address of the policy of ours behind it: what readers want.
     policy: AtomicPtr<c_void>,
-    /// Whether that policy is a bloom policy: what the single query wants, read with `outer`.
-    bloom: AtomicBool,
     /// What made it: what the writers want.
     link: AtomicPtr<Link>,
 }
@@ -69,7 +72,7 @@ impl Table {
     /// The slot `distance` past `outer`'s home slot.
     #[inline(always)]
     fn slot(&self, outer: usize, distance: usize) -> &Slot {
-        let home = outer.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as usize) >> self.shift;
+        let home = spread(outer) >> self.shift;
         let index = home.wrapping_add(distance) & (self.slots.len() - 1);
         // SAFETY: masked by the length less one, a power of two less one: below the length. No
         // bounds check, whose panic would give the single query a landing pad.
@@ -86,7 +89,7 @@ impl Table {
 
     /// Puts `outer` in the first empty slot from its home. There is one: the writer keeps the
     /// table at most half full.
-    fn put(&self, outer: usize, policy: *mut c_void, bloom: bool, link: *mut Link) {
+    fn put(&self, outer: usize, policy: *mut c_void, link: *mut Link) {
         let Some(distance) = (0..self.slots.len())
             .find(|&distance| self.slot(outer, distance).outer.load(Relaxed) == EMPTY)
         else {
@@ -95,7 +98,6 @@ impl Table {
         let slot = self.slot(outer, distance);
         self.longest.fetch_max(distance, Relaxed);
         slot.policy.store(policy, Relaxed);
-        slot.bloom.store(bloom, Relaxed);
         slot.link.store(link, Relaxed);
         slot.outer.store(outer, Release);
     }
@@ -104,6 +106,36 @@ impl Table {
         self.slots
             .iter()
             .filter(|slot| slot.outer.load(Relaxed) != EMPTY)
+    }
+}
+
+/// An address's bits mixed into the top ones (Fibonacci hashing), which spreads addresses spaced
+/// by any power of two: the top bits pick a slot.
+#[inline(always)]
+fn spread(outer: usize) -> usize {
+    outer.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as usize)
+}
+
+/// How many entries [`BLOOM_HOMES`] has: a power of two, enough for the few policies a program
+/// makes to rarely share one.
+pub(super) const HOMES: usize = 128;
+
+/// The single query's index: entry `i` holds the address of an object wrapping a bloom policy
+/// whose home is `i`, or [`EMPTY`]. Written under the writers' lock, after the object's slot in
+/// the table and before it is emptied.
+static BLOOM_HOMES: [AtomicUsize; HOMES] = [const { AtomicUsize::new(EMPTY) }; HOMES];
+
+/// The entry of [`BLOOM_HOMES`] for `outer`.
+#[inline(always)]
+fn bloom_home(outer: usize) -> &'static AtomicUsize {
+    &BLOOM_HOMES[spread(outer) >> (usize::BITS - HOMES.trailing_zeros())]
+}
+
+/// Takes `outer` out of [`BLOOM_HOMES`], if it is there: it is being forgotten.
+fn leave_bloom_home(outer: usize) {
+    let home = bloom_home(outer);
+    if home.load(Relaxed) == outer {
+        home.store(EMPTY, Relaxed);
     }
 }
 
@@ -148,17 +180,14 @@ impl Writer {
     }
 }
 
-/// Whether leveldb's object `outer` is in its home slot and wraps a bloom policy of ours: the
-/// single query's lookup, which looks no farther, so that it calls nothing (one past its home
-/// slot is found by [`policy_behind`], on the query's slower path).
+/// Whether leveldb's object `outer` is in [`BLOOM_HOMES`]: it wraps a bloom policy of ours. The
+/// single query's lookup, which looks no farther, so that it calls nothing (an object not there is
+/// found by [`policy_behind`], on the query's slower path). `false` for NULL, and for any live
+/// object that is not leveldb's: the index holds live objects of leveldb's only.
 #[inline(always)]
 pub(super) fn bloom_at_home(outer: *const c_void) -> bool {
-    // SAFETY: CURRENT is NULL or a table from Box::into_raw, never freed.
-    let Some(table) = (unsafe { CURRENT.load(Acquire).as_ref() }) else {
-        return false;
-    };
-    let home = table.slot(outer.addr(), 0);
-    home.outer.load(Acquire) == outer.addr() && home.bloom.load(Relaxed)
+    // Relaxed: nothing is read behind the entry.
+    outer.addr() != EMPTY && bloom_home(outer.addr()).load(Relaxed) == outer.addr()
 }
 
 /// The policy behind leveldb's object `outer`, if the registry knows it.
@@ -194,7 +223,6 @@ pub(super) fn reserve() -> Option<Reservation> {
                 larger_ref.put(
                     slot.outer.load(Relaxed),
                     slot.policy.load(Relaxed),
-                    slot.bloom.load(Relaxed),
                     slot.link.load(Relaxed),
                 );
             }
@@ -220,7 +248,11 @@ impl Reservation {
     ) {
         let mut writer = writer();
         let table = writer.table().expect("a reservation has a table");
-        table.put(outer.addr(), policy, bloom, link);
+        table.put(outer.addr(), policy, link);
+        let home = bloom_home(outer.addr());
+        if bloom && home.load(Relaxed) == EMPTY {
+            home.store(outer.addr(), Relaxed);
+        }
         writer.live += 1;
         // The slot is used: `drop` must not free it again.
         writer.reserved -= 1;
@@ -238,6 +270,7 @@ impl Drop for Reservation {
 pub(super) fn forget(outer: *mut c_void) {
     let mut writer = writer();
     if let Some(slot) = writer.table().and_then(|table| table.find(outer.addr())) {
+        leave_bloom_home(outer.addr());
         slot.outer.store(EMPTY, Relaxed);
         writer.live -= 1;
     }
@@ -253,6 +286,7 @@ pub(super) fn forget_where(gone: impl Fn(&Link) -> bool) {
         let link = slot.link.load(Relaxed);
         // SAFETY: a registered object's link lives as long as the object is registered.
         if gone(unsafe { &*link }) {
+            leave_bloom_home(slot.outer.load(Relaxed));
             slot.outer.store(EMPTY, Relaxed);
             writer.live -= 1;
             if orphans.try_reserve(1).is_ok() {

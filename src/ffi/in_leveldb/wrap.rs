@@ -179,13 +179,14 @@ unsafe extern "C" fn name_for_leveldb(state: *mut c_void) -> *const c_char {
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use super::super::policy_behind;
+    use super::super::{bloom_at_home, policy_behind};
     use super::*;
     use crate::ffi::filterpolicy::{
         leveldb_bloom_filterpolicy_create_bloom, leveldb_bloom_filterpolicy_name,
     };
     use crate::ffi::filterpolicy_key_may_match::{
-        leveldb_bloom_filterpolicy_key_may_match, leveldb_bloom_filterpolicy_key_may_match_batch,
+        key_may_match_leveldb_first, leveldb_bloom_filterpolicy_key_may_match,
+        leveldb_bloom_filterpolicy_key_may_match_batch,
     };
 
     /// A stand-in for an object of leveldb's C API: a vtable pointer, then the state and the
@@ -236,12 +237,13 @@ mod tests {
         outer
     }
 
-    /// The answer through `outer` for `key`, by the single query and the batch, which must agree.
+    /// The answer through `outer` for `key`, by the single query under either name and the batch,
+    /// which must agree.
     fn answer(outer: *mut c_void, key: &[u8], filter: &[u8]) -> u8 {
         let policy = outer.cast_const().cast();
         let mut batch = [7u8];
         // SAFETY: a live object, key and filter, with their lengths.
-        let single = unsafe {
+        let [single, by_leveldb_name] = unsafe {
             leveldb_bloom_filterpolicy_key_may_match_batch(
                 policy,
                 [key.as_ptr().cast()].as_ptr(),
@@ -251,15 +253,21 @@ mod tests {
                 filter.len(),
                 batch.as_mut_ptr(),
             );
-            leveldb_bloom_filterpolicy_key_may_match(
-                policy,
-                key.as_ptr().cast(),
-                key.len(),
-                filter.as_ptr().cast(),
-                filter.len(),
-            )
+            [
+                leveldb_bloom_filterpolicy_key_may_match,
+                key_may_match_leveldb_first,
+            ]
+            .map(|query| {
+                query(
+                    policy,
+                    key.as_ptr().cast(),
+                    key.len(),
+                    filter.as_ptr().cast(),
+                    filter.len(),
+                )
+            })
         };
-        assert_eq!(single, batch[0]);
+        assert_eq!([single, by_leveldb_name], [batch[0]; 2]);
         single
     }
 
@@ -272,8 +280,9 @@ mod tests {
     unsafe impl Sync for Outer {}
 
     // Runs under `cargo miri test`, which checks its threads for data races: objects found behind
-    // by both queries while others are made and destroyed, through tables replaced as they fill;
-    // foreign ones never; an address used again finds the object now there.
+    // by both queries while others are made and destroyed, through tables replaced as they fill
+    // and with the single query's index full (some found in it, some only in the table); foreign
+    // ones never; an address used again finds the object now there.
     #[test]
     fn objects_are_found_until_destroyed_while_others_come_and_go() {
         // A filter of k = 1 with the one bit "present" sets: an answer 0 comes from a bloom
@@ -300,12 +309,24 @@ mod tests {
                     }
                 });
             }
-            // Enough to replace the table a few times.
-            let made: Vec<*mut c_void> = (0..40).map(|i| wrapped(i % 20)).collect();
+            // Enough to replace the table a few times, and more than the single query's index has
+            // entries, so that some share one.
+            let made: Vec<*mut c_void> = (0..=registry::HOMES as c_int)
+                .map(|i| wrapped(i % 20))
+                .collect();
+            let away: Vec<_> = made
+                .iter()
+                .filter(|&&outer| !bloom_at_home(outer))
+                .collect();
+            assert!(!away.is_empty());
+            for &&outer in &away {
+                assert_eq!(answer(outer, b"present", &filter), 1);
+                assert_eq!(answer(outer, absent.as_bytes(), &filter), 0);
+            }
             for outer in made {
                 // SAFETY: a stand-in object made above, destroyed once.
                 unsafe { destroy(outer) };
-                assert!(policy_behind(outer).is_none());
+                assert!(policy_behind(outer).is_none() && !bloom_at_home(outer));
             }
             done.store(true, Ordering::Relaxed);
         });
