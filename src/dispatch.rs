@@ -206,7 +206,11 @@ impl Isa {
     /// Whether every key of a C caller's two arrays, pointers and lengths, can exist, checked
     /// with this path's vector instructions; None where it has none for it.
     #[inline]
-    pub(crate) fn arrays_valid(self, pointers: &[*const c_char], lengths: &[usize]) -> Option<bool> {
+    pub(crate) fn arrays_valid(
+        self,
+        pointers: &[*const c_char],
+        lengths: &[usize],
+    ) -> Option<bool> {
         match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.

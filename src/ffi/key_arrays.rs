@@ -72,7 +72,9 @@ impl<'k, E: KeyEntries<'k>> Keys<'k> for &mut KeyArrays<E> {
         Some(self.entries.count())
     }
 
-    #[inline(always)]
+    // Kept out of the kernels: compiled into one for AVX2, this loop is vectorised into blends
+    // and permutes that take longer than its plain scalar form.
+    #[inline(never)]
     fn read(&mut self, chunk: &mut [&'k [u8]; CHUNK], prefetch: bool) -> usize {
         if prefetch {
             self.entries.prefetch(ARRAYS_AHEAD..ARRAYS_AHEAD + CHUNK);

@@ -46,7 +46,11 @@ fn one_length(keys: &[&[u8]]) -> bool {
 }
 
 /// Sets the bits of `keys` in `array` (a filter's bit array, zeroed), `positions` made for it.
-pub(crate) fn fill_bit_array<'k>(positions: &ProbePositions, keys: impl Keys<'k>, array: &mut [u8]) {
+pub(crate) fn fill_bit_array<'k>(
+    positions: &ProbePositions,
+    keys: impl Keys<'k>,
+    array: &mut [u8],
+) {
     for_each_chunk(keys, |chunk, n| fill_chunk(positions, chunk, n, array));
 }
 
@@ -67,12 +71,7 @@ pub(crate) fn may_match_batch<'k>(
 
 /// Sets the bits of the first `n` keys of a chunk.
 #[inline(always)]
-fn fill_chunk(
-    positions: &ProbePositions,
-    keys: &[&[u8]; CHUNK],
-    n: usize,
-    array: &mut [u8],
-) {
+fn fill_chunk(positions: &ProbePositions, keys: &[&[u8]; CHUNK], n: usize, array: &mut [u8]) {
     // Positions made for a larger array than this one: every bit set, so that no key is missed.
     // An empty array has no bit to set (and no length to divide by).
     if positions.len as usize > array.len() || array.is_empty() {
@@ -112,12 +111,7 @@ fn set_bits<const BRANCH_ON_LENGTH: bool>(
 
 /// Writes whether each of the first `out.len()` keys of a chunk may match.
 #[inline(always)]
-fn test_chunk(
-    positions: &ProbePositions,
-    keys: &[&[u8]; CHUNK],
-    array: &[u8],
-    out: &mut [bool],
-) {
+fn test_chunk(positions: &ProbePositions, keys: &[&[u8]; CHUNK], array: &[u8], out: &mut [bool]) {
     test_hashed_chunk(positions, &hash_chunk(keys, out.len()), array, out);
 }
 

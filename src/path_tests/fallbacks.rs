@@ -19,7 +19,11 @@ fn build_with_positions_past_its_array_misses_no_key() {
         for len in [8, 100, 300, 5000, 1 << 19] {
             let mut memory = vec![0u8; len + GUARD];
             let (array, after) = memory.split_at_mut(len);
-            isa.fill_bit_array(&ProbePositions::new(2 * len, 6), keys.iter().copied(), array);
+            isa.fill_bit_array(
+                &ProbePositions::new(2 * len, 6),
+                keys.iter().copied(),
+                array,
+            );
             assert!(array.iter().all(|&b| b == 0xff), "{isa:?}, {len} bytes");
             assert!(
                 after.iter().all(|&b| b == 0),

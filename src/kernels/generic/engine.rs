@@ -18,7 +18,12 @@ use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES};
 /// # Safety
 /// The CPU must have `V`'s features.
 #[inline(always)]
-pub(crate) unsafe fn fill_bit_array<'k, V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
+pub(crate) unsafe fn fill_bit_array<
+    'k,
+    V: Vector<LANES>,
+    const LANES: usize,
+    const GROUPS: usize,
+>(
     positions: &ProbePositions,
     keys: impl Keys<'k>,
     array: &mut [u8],
@@ -32,25 +37,39 @@ pub(crate) unsafe fn fill_bit_array<'k, V: Vector<LANES>, const LANES: usize, co
         if let Some(mut batch) = ProbeBatch::new(positions.k, keys_hint) {
             // SAFETY: the CPU has V's features, by this function's contract.
             return unsafe {
-                in_batches::<V, LANES, GROUPS>(positions, &mut batch, keys, #[inline(always)] |batch| {
-                    batch.set_bits(array)
-                })
+                in_batches::<V, LANES, GROUPS>(
+                    positions,
+                    &mut batch,
+                    keys,
+                    #[inline(always)]
+                    |batch| batch.set_bits(array),
+                )
             };
         }
     }
-    let prefetch = (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
-    for_each_chunk(keys, #[inline(always)] |chunk, n| {
-        // n <= CHUNK; `min` shows the compiler, without a panic path.
-        let n = n.min(CHUNK);
-        // SAFETY: the CPU has V's features, by this function's contract; every byte of the rows
-        // is below rows_below(positions) <= array.len(), checked above.
-        unsafe {
-            let hashes = hash_chunk::<V, LANES, GROUPS>(chunk, n);
-            for_each_probe_row::<V, LANES, GROUPS>(positions, hashes, n, prefetch, #[inline(always)] |bytes, masks| {
-                set_probed_bits(array, &bytes[..n], &masks[..n])
-            });
-        }
-    });
+    let prefetch =
+        (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
+    for_each_chunk(
+        keys,
+        #[inline(always)]
+        |chunk, n| {
+            // n <= CHUNK; `min` shows the compiler, without a panic path.
+            let n = n.min(CHUNK);
+            // SAFETY: the CPU has V's features, by this function's contract; every byte of the rows
+            // is below rows_below(positions) <= array.len(), checked above.
+            unsafe {
+                let hashes = hash_chunk::<V, LANES, GROUPS>(chunk, n);
+                for_each_probe_row::<V, LANES, GROUPS>(
+                    positions,
+                    hashes,
+                    n,
+                    prefetch,
+                    #[inline(always)]
+                    |bytes, masks| set_probed_bits(array, &bytes[..n], &masks[..n]),
+                );
+            }
+        },
+    );
 }
 
 /// leveldb's `KeyMayMatch` for each key against `array` (with `positions` made for it), written to
@@ -80,34 +99,50 @@ pub(crate) unsafe fn may_match_batch<
             let mut answered = 0;
             // SAFETY: the CPU has V's features, by this function's contract.
             return unsafe {
-                in_batches::<V, LANES, GROUPS>(positions, &mut batch, keys, #[inline(always)] |batch| {
-                    answered += batch.test_bits(array, &mut results[answered..]);
-                })
+                in_batches::<V, LANES, GROUPS>(
+                    positions,
+                    &mut batch,
+                    keys,
+                    #[inline(always)]
+                    |batch| {
+                        answered += batch.test_bits(array, &mut results[answered..]);
+                    },
+                )
             };
         }
     }
-    let prefetch = (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
+    let prefetch =
+        (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
     let mut results = results.chunks_mut(CHUNK);
-    for_each_chunk(keys, #[inline(always)] |chunk, n| {
-        let out = results.next().expect("one result slot per key");
-        let n = n.min(out.len());
-        let out = &mut out[..n];
-        // SAFETY: the CPU has V's features, by this function's contract; every byte of the rows
-        // is below rows_below(positions) <= array.len(), checked above.
-        unsafe {
-            let hashes = hash_chunk::<V, LANES, GROUPS>(chunk, n);
-            if V::test_small_array(positions, &hashes, array, out) {
-                return;
+    for_each_chunk(
+        keys,
+        #[inline(always)]
+        |chunk, n| {
+            let out = results.next().expect("one result slot per key");
+            let n = n.min(out.len());
+            let out = &mut out[..n];
+            // SAFETY: the CPU has V's features, by this function's contract; every byte of the rows
+            // is below rows_below(positions) <= array.len(), checked above.
+            unsafe {
+                let hashes = hash_chunk::<V, LANES, GROUPS>(chunk, n);
+                if V::test_small_array(positions, &hashes, array, out) {
+                    return;
+                }
+                // Every probe is tested, without branching on the bits: an early exit would
+                // mispredict about once per key.
+                let mut set = V::all_set(out.len());
+                for_each_probe_row::<V, LANES, GROUPS>(
+                    positions,
+                    hashes,
+                    n,
+                    prefetch,
+                    #[inline(always)]
+                    |bytes, masks| V::test_row(&mut set, &probed_bytes(array, bytes), masks),
+                );
+                V::store_answers(set, out);
             }
-            // Every probe is tested, without branching on the bits: an early exit would
-            // mispredict about once per key.
-            let mut set = V::all_set(out.len());
-            for_each_probe_row::<V, LANES, GROUPS>(positions, hashes, n, prefetch, #[inline(always)] |bytes, masks| {
-                V::test_row(&mut set, &probed_bytes(array, bytes), masks)
-            });
-            V::store_answers(set, out);
-        }
-    });
+        },
+    );
 }
 
 /// Adds the probes of `keys` to `batch` a chunk at a time, and hands it to `empty` (which must
@@ -122,13 +157,17 @@ unsafe fn in_batches<'k, V: Vector<LANES>, const LANES: usize, const GROUPS: usi
     keys: impl Keys<'k>,
     mut empty: impl FnMut(&mut ProbeBatch<V, LANES, GROUPS>),
 ) {
-    for_each_chunk(keys, #[inline(always)] |chunk, n| {
-        // SAFETY: the CPU has V's features, by this function's contract.
-        unsafe { batch.add_chunk(positions, chunk, n) };
-        if batch.is_full() {
-            empty(batch);
-        }
-    });
+    for_each_chunk(
+        keys,
+        #[inline(always)]
+        |chunk, n| {
+            // SAFETY: the CPU has V's features, by this function's contract.
+            unsafe { batch.add_chunk(positions, chunk, n) };
+            if batch.is_full() {
+                empty(batch);
+            }
+        },
+    );
     empty(batch);
 }
 
@@ -224,7 +263,16 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> ProbeBatch<V, LA
         self.rows
             .chunks(self.k.get())
             .enumerate()
-            .map(move |(c, rows)| (rows, if c + 1 < chunks { CHUNK } else { last_chunk_keys }))
+            .map(move |(c, rows)| {
+                (
+                    rows,
+                    if c + 1 < chunks {
+                        CHUNK
+                    } else {
+                        last_chunk_keys
+                    },
+                )
+            })
     }
 
     /// Sets the bits of the batch's probes in `array`, and empties the batch.
@@ -284,7 +332,9 @@ mod tests {
         const LANES: usize,
         const GROUPS: usize,
     >() {
-        let keys: Vec<Vec<u8>> = (0..CHUNK as u32).map(|i| i.to_le_bytes().to_vec()).collect();
+        let keys: Vec<Vec<u8>> = (0..CHUNK as u32)
+            .map(|i| i.to_le_bytes().to_vec())
+            .collect();
         let chunk: [&[u8]; CHUNK] = std::array::from_fn(|i| keys[i].as_slice());
         let positions = ProbePositions::new(LARGE_ARRAY_BYTES, 6);
         let mut batch = ProbeBatch::<V, LANES, GROUPS>::new(6, 4096).expect("a batch");

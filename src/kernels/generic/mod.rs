@@ -29,6 +29,10 @@ pub(crate) fn array_of<T: Copy, const N: usize>(mut f: impl FnMut(usize) -> T) -
     unsafe { std::mem::transmute_copy(&out) }
 }
 
+/// Groups of a row computed and written together: enough for AVX2 to turn 32 lanes of masks into
+/// bytes with three packs, few enough to keep them in registers.
+pub(crate) const ROW_PART: usize = 4;
+
 /// How an instruction set handles a bit array past the L2 cache, where setting and testing bits
 /// waits on memory.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -58,6 +62,9 @@ pub(crate) unsafe trait Vector<const LANES: usize>: Copy {
 
     /// How bit arrays past the L2 cache are handled.
     const LARGE_ARRAYS: LargeArrays;
+    /// Whether a chunk's groups of keys are hashed side by side, which keeps the multiplier busy
+    /// through each step's latency but needs a register per word of every group.
+    const HASH_GROUPS_SIDE_BY_SIDE: bool;
 
     /// `x` in every lane.
     unsafe fn splat(x: u32) -> Self;
@@ -93,14 +100,16 @@ pub(crate) unsafe trait Vector<const LANES: usize>: Copy {
     unsafe fn positions(positions: &ProbePositions) -> Self::Positions;
     /// Each lane's probe for hash `h`: the byte ([`ProbePositions::position`]'s) and the bit.
     unsafe fn byte_and_bit(positions: &Self::Positions, h: Self) -> (Self, Self);
-    /// Writes a row: the bytes as they are, and each bit as a one-bit mask byte.
+    /// Writes [`ROW_PART`] groups of a row, from group `first` on: the bytes as they are, and
+    /// each bit as a one-bit mask byte.
     ///
     /// # Safety
-    /// Also: `row` must be valid for writes.
-    unsafe fn store_row<const GROUPS: usize>(
-        bytes: [Self; GROUPS],
-        bits: [Self; GROUPS],
+    /// Also: `row` must be valid for writes, and `first + ROW_PART` at most the chunk's groups.
+    unsafe fn store_row_part(
+        bytes: [Self; ROW_PART],
+        bits: [Self; ROW_PART],
         row: *mut ProbeRow,
+        first: usize,
     );
 
     /// Every key of a chunk's first `n` set so far, none after.

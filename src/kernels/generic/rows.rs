@@ -1,6 +1,6 @@
 //! A chunk's probes written out as rows of bytes and bit masks, for plain loads and stores.
 
-use super::{Vector, array_of};
+use super::{ROW_PART, Vector, array_of};
 use crate::format::MAX_PROBES;
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::{CHUNK, prefetch_line};
@@ -93,11 +93,15 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
     /// The CPU must have `V`'s features.
     #[inline(always)]
     pub(crate) unsafe fn new(positions: &ProbePositions, hashes: [V; GROUPS]) -> Self {
+        const { assert!(GROUPS % ROW_PART == 0) };
         // SAFETY: the CPU has V's features, by this function's contract.
         unsafe {
             RowWriter {
                 // Double hashing: the second hash is the first rotated right by 17 bits.
-                delta: array_of(#[inline(always)] |g| hashes[g].rotate_right_17()),
+                delta: array_of(
+                    #[inline(always)]
+                    |g| hashes[g].rotate_right_17(),
+                ),
                 h: hashes,
                 positions: V::positions(positions),
                 last: V::splat(rows_below(positions) - 1),
@@ -114,14 +118,17 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
         // SAFETY: the CPU has V's features and `row` is valid for writes, by this function's
         // contract.
         unsafe {
-            let mut bytes = [V::splat(0); GROUPS];
-            let mut bits = [V::splat(0); GROUPS];
-            for g in 0..GROUPS {
-                let (byte, bit) = V::byte_and_bit(&self.positions, self.h[g]);
-                (bytes[g], bits[g]) = (byte.min(self.last), bit);
-                self.h[g] = self.h[g].add(self.delta[g]);
+            for first in (0..GROUPS).step_by(ROW_PART) {
+                let mut bytes = [V::splat(0); ROW_PART];
+                let mut bits = [V::splat(0); ROW_PART];
+                for i in 0..ROW_PART {
+                    let g = first + i;
+                    let (byte, bit) = V::byte_and_bit(&self.positions, self.h[g]);
+                    (bytes[i], bits[i]) = (byte.min(self.last), bit);
+                    self.h[g] = self.h[g].add(self.delta[g]);
+                }
+                V::store_row_part(bytes, bits, row, first);
             }
-            V::store_row(bytes, bits, row);
         }
     }
 }
@@ -137,7 +144,11 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
 /// # Safety
 /// The CPU must have `V`'s features.
 #[inline(always)]
-pub(crate) unsafe fn for_each_probe_row<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
+pub(crate) unsafe fn for_each_probe_row<
+    V: Vector<LANES>,
+    const LANES: usize,
+    const GROUPS: usize,
+>(
     positions: &ProbePositions,
     hashes: [V; GROUPS],
     n: usize,

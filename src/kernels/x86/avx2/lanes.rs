@@ -6,7 +6,7 @@ use std::arch::x86_64::*;
 use crate::hash::MULTIPLIER;
 use crate::kernels::CHUNK;
 use crate::kernels::generic::rows::ProbeRow;
-use crate::kernels::generic::{LargeArrays, Vector, array_of};
+use crate::kernels::generic::{LargeArrays, ROW_PART, Vector, array_of};
 use crate::kernels::positions::ProbePositions;
 
 /// Keys per vector.
@@ -34,6 +34,8 @@ unsafe impl Vector<LANES> for __m256i {
     // Prefetched rows: with two or three vector pipes the rows of a batch cost as long as the
     // misses they would hide.
     const LARGE_ARRAYS: LargeArrays = LargeArrays::PrefetchRows;
+    // One group at a time: 8 words of 8 groups side by side would not fit 16 registers.
+    const HASH_GROUPS_SIDE_BY_SIDE: bool = true;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -188,34 +190,37 @@ unsafe impl Vector<LANES> for __m256i {
         }
     }
 
-    /// The masks 32 lanes at a time, so that they become bytes by three packs and one permute
-    /// (which restores the lanes' order across 128-bit halves).
+    /// The masks of the part's 32 lanes become bytes by three packs and one permute (which
+    /// restores the lanes' order across 128-bit halves).
     #[inline(always)]
-    unsafe fn store_row<const G: usize>(bytes: [Self; G], bits: [Self; G], row: *mut ProbeRow) {
-        // SAFETY: `row` is valid for writes, by this function's contract; no reference to its
-        // memory is made, which may be uninitialised. Each store writes 8 u32s inside the row's
-        // 64 bytes or 32 u8s inside its 64 masks.
+    unsafe fn store_row_part(
+        bytes: [Self; ROW_PART],
+        bits: [Self; ROW_PART],
+        row: *mut ProbeRow,
+        first: usize,
+    ) {
+        // SAFETY: `row` is valid for writes and `first + ROW_PART <= GROUPS`, by this function's
+        // contract; no reference to its memory is made, which may be uninitialised. Each store
+        // writes 8 u32s inside the row's 64 bytes or 32 u8s inside its 64 masks.
         unsafe {
             let (out_bytes, out_masks) = (
-                (&raw mut (*row).0).cast::<u32>(),
-                (&raw mut (*row).1).cast::<u8>(),
+                (&raw mut (*row).0).cast::<u32>().add(first * LANES),
+                (&raw mut (*row).1).cast::<u8>().add(first * LANES),
             );
             let one = _mm256_set1_epi32(1);
-            for (g, byte) in bytes.iter().enumerate() {
-                _mm256_storeu_si256(out_bytes.add(g * LANES).cast(), *byte);
+            for (i, byte) in bytes.iter().enumerate() {
+                _mm256_storeu_si256(out_bytes.add(i * LANES).cast(), *byte);
             }
-            for quad in 0..G / 4 {
-                let mask: [__m256i; 4] =
-                    array_of(#[inline(always)] |i| _mm256_sllv_epi32(one, bits[4 * quad + i]));
-                // Each mask is at most 128, which both unsigned-saturating packs keep as it is.
-                let packed = _mm256_packus_epi16(
-                    _mm256_packus_epi32(mask[0], mask[1]),
-                    _mm256_packus_epi32(mask[2], mask[3]),
-                );
-                let packed =
-                    _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-                _mm256_storeu_si256(out_masks.add(quad * 4 * LANES).cast(), packed);
-            }
+            let [m0, m1, m2, m3]: [__m256i; ROW_PART] = array_of(
+                #[inline(always)]
+                |i| _mm256_sllv_epi32(one, bits[i]),
+            );
+            // Each mask is at most 128, which both unsigned-saturating packs keep as it is.
+            let packed =
+                _mm256_packus_epi16(_mm256_packus_epi32(m0, m1), _mm256_packus_epi32(m2, m3));
+            let packed =
+                _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            _mm256_storeu_si256(out_masks.cast(), packed);
         }
     }
 
@@ -277,7 +282,12 @@ fn tail_word(key: &[u8]) -> u32 {
 /// # Safety
 /// The CPU must support AVX2.
 #[inline(always)]
-pub(super) unsafe fn probe_bytes(h: __m256i, magic: __m256i, shift: __m128i, len: __m256i) -> __m256i {
+pub(super) unsafe fn probe_bytes(
+    h: __m256i,
+    magic: __m256i,
+    shift: __m128i,
+    len: __m256i,
+) -> __m256i {
     // SAFETY: the CPU has AVX2, by this function's contract.
     unsafe {
         let a = _mm256_srli_epi32::<3>(h);

@@ -54,8 +54,6 @@ avx2!(
     #[cfg(test)]
     pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
         // SAFETY: the CPU supports AVX2, by this function's contract.
-        unsafe {
-            crate::kernels::generic::hash::hash_keys::<__m256i, LANES, GROUPS>(keys, hashes)
-        }
+        unsafe { crate::kernels::generic::hash::hash_keys::<__m256i, LANES, GROUPS>(keys, hashes) }
     }
 );

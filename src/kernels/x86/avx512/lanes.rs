@@ -8,7 +8,7 @@ use super::registers::Lookup;
 use crate::hash::MULTIPLIER;
 use crate::kernels::CHUNK;
 use crate::kernels::generic::rows::ProbeRow;
-use crate::kernels::generic::{LargeArrays, Vector, array_of};
+use crate::kernels::generic::{LargeArrays, ROW_PART, Vector, array_of};
 use crate::kernels::positions::ProbePositions;
 
 /// Keys per vector.
@@ -28,6 +28,8 @@ unsafe impl Vector<LANES> for __m512i {
     // thousands of keys are computed faster than their bits are set, and a batch keeps the two
     // phases from stalling each other.
     const LARGE_ARRAYS: LargeArrays = LargeArrays::Batches;
+    // 32 registers hold the words of the 4 groups side by side.
+    const HASH_GROUPS_SIDE_BY_SIDE: bool = true;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -104,9 +106,10 @@ unsafe impl Vector<LANES> for __m512i {
         // SAFETY: register operations only.
         unsafe {
             // Rows i and i + 8 share a register; the steps below work on both halves alike.
-            let z: [__m512i; 8] = array_of(#[inline(always)] |i| {
-                _mm512_inserti64x4::<1>(_mm512_castsi256_si512(rows[i]), rows[i + 8])
-            });
+            let z: [__m512i; 8] = array_of(
+                #[inline(always)]
+                |i| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(rows[i]), rows[i + 8]),
+            );
             // Pairs of rows interleaved, then quads: u[w] holds words w and w + 4 of four rows,
             // in 128-bit blocks (rows 0-3 or 4-7 in the low half, 8-11 or 12-15 in the high).
             let t = [
@@ -132,10 +135,13 @@ unsafe impl Vector<LANES> for __m512i {
             // Gather the 128-bit blocks of one word, rows in order.
             let low = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
             let high = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-            array_of(#[inline(always)] |j| {
-                let select = if j < 4 { low } else { high };
-                _mm512_permutex2var_epi64(u[j % 4], select, u[j % 4 + 4])
-            })
+            array_of(
+                #[inline(always)]
+                |j| {
+                    let select = if j < 4 { low } else { high };
+                    _mm512_permutex2var_epi64(u[j % 4], select, u[j % 4 + 4])
+                },
+            )
         }
     }
 
@@ -168,21 +174,26 @@ unsafe impl Vector<LANES> for __m512i {
     }
 
     #[inline(always)]
-    unsafe fn store_row<const G: usize>(bytes: [Self; G], bits: [Self; G], row: *mut ProbeRow) {
-        // SAFETY: `row` is valid for writes, by this function's contract; no reference to its
-        // memory is made, which may be uninitialised. Each store writes 16 u32s inside the row's
-        // 64 bytes or 16 u8s inside its 64 masks.
+    unsafe fn store_row_part(
+        bytes: [Self; ROW_PART],
+        bits: [Self; ROW_PART],
+        row: *mut ProbeRow,
+        first: usize,
+    ) {
+        // SAFETY: `row` is valid for writes and `first + ROW_PART <= GROUPS`, by this function's
+        // contract; no reference to its memory is made, which may be uninitialised. Each store
+        // writes 16 u32s inside the row's 64 bytes or 16 u8s inside its 64 masks.
         unsafe {
             let (out_bytes, out_masks) = (
-                (&raw mut (*row).0).cast::<u32>(),
-                (&raw mut (*row).1).cast::<u8>(),
+                (&raw mut (*row).0).cast::<u32>().add(first * LANES),
+                (&raw mut (*row).1).cast::<u8>().add(first * LANES),
             );
             let one = _mm512_set1_epi32(1);
-            for g in 0..G {
-                _mm512_storeu_si512(out_bytes.add(g * LANES).cast(), bytes[g]);
+            for (i, (byte, bit)) in bytes.iter().zip(bits).enumerate() {
+                _mm512_storeu_si512(out_bytes.add(i * LANES).cast(), *byte);
                 _mm_storeu_si128(
-                    out_masks.add(g * LANES).cast(),
-                    _mm512_cvtepi32_epi8(_mm512_sllv_epi32(one, bits[g])),
+                    out_masks.add(i * LANES).cast(),
+                    _mm512_cvtepi32_epi8(_mm512_sllv_epi32(one, bit)),
                 );
             }
         }

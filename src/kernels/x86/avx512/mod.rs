@@ -69,8 +69,6 @@ avx512!(
     #[cfg(test)]
     pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
         // SAFETY: the CPU has the features, by this function's contract.
-        unsafe {
-            crate::kernels::generic::hash::hash_keys::<__m512i, LANES, GROUPS>(keys, hashes)
-        }
+        unsafe { crate::kernels::generic::hash::hash_keys::<__m512i, LANES, GROUPS>(keys, hashes) }
     }
 );
