@@ -1,21 +1,16 @@
 //! leveldb's hash of a chunk's keys, `LANES` keys per vector.
+//!
+//! Each key is read 32 bytes at a time as a row of 8 words ([`Vector::key_row`]); `LANES` rows
+//! transposed give one vector per word, and each word is one step for every lane. Steps that
+//! every key has a whole word for skip the masking of keys that have ended.
 
 use super::{Vector, array_of};
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
 use crate::kernels::keys::{NO_KEY, dangles};
 
-/// Keys longer than this are hashed one at a time: every lane of a chunk takes as many steps as
-/// its longest key, so one long key would make the others wait.
-const MAX_LANE_KEY_LEN: usize = 64;
-
-/// The hashes of a chunk's first `n` keys, `LANES` per vector (the rest are stale).
-///
-/// Each key is read 32 bytes at a time as a row of 8 words ([`Vector::key_row`]); `LANES` rows
-/// transposed give one vector per word, and each word is one step for every lane. Steps that
-/// every key has a whole word for skip the masking of keys that have ended. Groups of `LANES`
-/// keys are hashed side by side or one after another, as [`Vector::HASH_GROUPS_SIDE_BY_SIDE`]
-/// says.
+/// The hashes of a chunk's first `n` keys, `LANES` per vector (the rest are stale): its groups of
+/// `LANES` keys side by side or one after another, as [`Vector::HASH_GROUPS_SIDE_BY_SIDE`] says.
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
@@ -27,23 +22,40 @@ pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROU
     const { assert!(LANES * GROUPS == CHUNK) };
     // n <= CHUNK; `min` shows the compiler, without a panic path.
     let n = n.min(CHUNK);
-    // Lane lengths, in one pass so that each group loads its lanes at once. A longer key takes
-    // no lane step (length 0) and is hashed on its own at the end.
+    // SAFETY: the CPU has V's features, by this function's contract.
+    unsafe {
+        if V::HASH_GROUPS_SIDE_BY_SIDE {
+            hash_side_by_side(keys, n)
+        } else {
+            hash_group_by_group(keys, n)
+        }
+    }
+}
+
+/// [`hash_chunk`] with the chunk's groups side by side, every lane taking the steps of the
+/// chunk's longest key: a key longer than `V::MAX_LANE_KEY_LEN` takes none, and is hashed on its
+/// own at the end.
+///
+/// # Safety
+/// The CPU must have `V`'s features.
+#[inline(always)]
+unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
+    keys: &[&[u8]; CHUNK],
+    n: usize,
+) -> [V; GROUPS] {
+    // Lane lengths, in one pass so that each group loads its lanes at once; a long key's is 0.
     let mut lens = [0u32; CHUNK];
     let (mut longest, mut shortest) = (0, u32::MAX);
     let (mut any_long, mut any_empty) = (false, false);
     for (len, key) in lens.iter_mut().zip(&keys[..n]) {
-        let long = key.len() > MAX_LANE_KEY_LEN;
+        let long = key.len() > V::MAX_LANE_KEY_LEN;
         any_long |= long;
         any_empty |= key.is_empty();
         *len = if long { 0 } else { key.len() as u32 };
         longest = longest.max(*len);
         shortest = shortest.min(*len);
     }
-    let span = Span {
-        longest: longest as usize,
-        shortest: shortest as usize,
-    };
+    let (longest, shortest) = (longest as usize, shortest as usize);
     let groups = n.div_ceil(LANES);
     // Each lane of the chunk's groups loads from its key's address, a stale lane too, so none may
     // be a dangling pointer (NO_KEY).
@@ -55,26 +67,46 @@ pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROU
     } else {
         keys
     };
-    // SAFETY (every block below): the CPU has V's features, by this function's contract.
-    let mut h: [V; GROUPS] = if V::HASH_GROUPS_SIDE_BY_SIDE {
-        unsafe { hash_groups::<V, LANES, GROUPS>(keys, &lens, 0, n / LANES, span) }
-    } else {
-        array_of(
-            #[inline(always)]
-            |g| unsafe {
-                if g < groups {
-                    hash_groups::<V, LANES, 1>(keys, &lens, g, 1, span)[0]
-                } else {
-                    V::splat(0)
+    // SAFETY (every block below): the CPU has V's features, by this function's contract; each
+    // lane's length is its key's, or 0.
+    let lane_lens: [V; GROUPS] = array_of(
+        #[inline(always)]
+        |g| unsafe { V::load(&lens[g * LANES..]) },
+    );
+    let m = unsafe { V::splat(MULTIPLIER) };
+    // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
+    let mut h: [V; GROUPS] = array_of(
+        #[inline(always)]
+        |g| unsafe { V::splat(BLOOM_SEED).xor(lane_lens[g].mul(m)) },
+    );
+    // 32 bytes of every key at a time: 8 words.
+    for window in (0..longest).step_by(32) {
+        let mut words = [[unsafe { V::splat(0) }; 8]; GROUPS];
+        for (g, words) in words.iter_mut().enumerate().take(groups) {
+            let first = g * LANES;
+            *words = unsafe {
+                V::transpose(array_of(
+                    #[inline(always)]
+                    |i| V::key_row(keys[first + i], lens[first + i], window),
+                ))
+            };
+        }
+        let steps = (longest - window).div_ceil(4).min(8);
+        #[allow(clippy::needless_range_loop)] // j is the word; the groups are the inner loop.
+        for j in 0..steps {
+            // To the constant GROUPS, so that `h` stays in registers.
+            for g in 0..GROUPS {
+                if g >= groups {
+                    break;
                 }
-            },
-        )
-    };
-    let scalar_from = n / LANES * LANES;
-    if any_long || scalar_from < n {
+                h[g] = unsafe { step(h[g], words[g][j], lane_lens[g], window + 4 * j, shortest) };
+            }
+        }
+    }
+    if any_long {
         let mut all = unsafe { to_array(&h) };
-        for (i, (key, hash)) in keys[..n].iter().zip(&mut all).enumerate() {
-            if key.len() > MAX_LANE_KEY_LEN || i >= scalar_from {
+        for (key, hash) in keys[..n].iter().zip(&mut all) {
+            if key.len() > V::MAX_LANE_KEY_LEN {
                 *hash = bloom_hash(key);
             }
         }
@@ -86,72 +118,97 @@ pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROU
     h
 }
 
-/// The longest and the shortest key of a chunk's lanes.
-#[derive(Clone, Copy)]
-struct Span {
-    longest: usize,
-    shortest: usize,
-}
-
-/// The hashes of `G` groups of `LANES` lanes from group `first` on, side by side: the first
-/// `live` groups hold keys, the others are left as they start.
+/// [`hash_chunk`] a group at a time, each group's hashes stored as soon as they are made, as
+/// registers run short: a whole group of keys of 1 to `V::MAX_LANE_KEY_LEN` (at most 32) bytes
+/// in lanes, taking the steps of its own longest key; the keys of any other group one at a time
+/// (an empty key's address may dangle, and a masked load from it takes a microcode assist).
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
 #[inline(always)]
-unsafe fn hash_groups<V: Vector<LANES>, const LANES: usize, const G: usize>(
+unsafe fn hash_group_by_group<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
     keys: &[&[u8]; CHUNK],
-    lens: &[u32; CHUNK],
-    first: usize,
-    live: usize,
-    span: Span,
-) -> [V; G] {
-    let Span { longest, shortest } = span;
-    // SAFETY (every block below): the CPU has V's features, by this function's contract.
-    let lane_lens: [V; G] = array_of(
-        #[inline(always)]
-        |g| unsafe { V::load(&lens[(first + g) * LANES..]) },
-    );
-    let m = unsafe { V::splat(MULTIPLIER) };
-    // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
-    let mut h: [V; G] = array_of(
-        #[inline(always)]
-        |g| unsafe { V::splat(BLOOM_SEED).xor(lane_lens[g].mul(m)) },
-    );
-    // 32 bytes of every key at a time: 8 words.
-    for window in (0..longest).step_by(32) {
-        let mut words = [[unsafe { V::splat(0) }; 8]; G];
-        for (g, words) in words.iter_mut().enumerate().take(live) {
-            let lane = (first + g) * LANES;
-            *words = unsafe {
-                V::transpose(array_of(
-                    #[inline(always)]
-                    |i| V::key_row(keys[lane + i], lens[lane + i], window),
-                ))
-            };
-        }
-        let steps = (longest - window).div_ceil(4).min(8);
-        #[allow(clippy::needless_range_loop)] // j is the word; the groups are the inner loop.
-        for j in 0..steps {
-            let start = window + 4 * j;
-            // The loops run to the constant G, so that `h` stays in registers.
-            for g in 0..G {
-                if g >= live {
-                    break;
-                }
-                h[g] = if start + 4 <= shortest {
-                    // Every lane has a whole word here.
-                    unsafe {
-                        let next = h[g].add(words[g][j]).mul(m);
-                        next.xor(next.shift_right_16())
-                    }
-                } else {
-                    unsafe { V::hash_step(h[g], words[g][j], lane_lens[g], start as u32) }
-                };
+    n: usize,
+) -> [V; GROUPS] {
+    let mut all = [0u32; CHUNK];
+    let (groups, rest) = keys[..n].as_chunks::<LANES>();
+    let (in_groups, rest_out) = all.split_at_mut(groups.len() * LANES);
+    for (group, out) in groups.iter().zip(in_groups.as_chunks_mut::<LANES>().0) {
+        if group
+            .iter()
+            .all(|key| !key.is_empty() && key.len() <= V::MAX_LANE_KEY_LEN)
+        {
+            // SAFETY: the CPU has V's features, by this function's contract.
+            unsafe { hash_row_group::<V, LANES>(group).store(out) };
+        } else {
+            for (key, hash) in group.iter().zip(out) {
+                *hash = bloom_hash(key);
             }
         }
     }
-    h
+    for (key, hash) in rest.iter().zip(rest_out) {
+        *hash = bloom_hash(key);
+    }
+    array_of(
+        #[inline(always)]
+        // SAFETY: the CPU has V's features, by this function's contract.
+        |g| unsafe { V::load(&all[g * LANES..]) },
+    )
+}
+
+/// The hashes of one group of keys of 1 to 32 bytes: one row of words per key.
+///
+/// # Safety
+/// The CPU must have `V`'s features.
+#[inline(always)]
+unsafe fn hash_row_group<V: Vector<LANES>, const LANES: usize>(group: &[&[u8]; LANES]) -> V {
+    debug_assert!(V::MAX_LANE_KEY_LEN <= 32);
+    let mut lens = [0u32; LANES];
+    let (mut longest, mut shortest) = (0, usize::MAX);
+    for (len, key) in lens.iter_mut().zip(group) {
+        *len = key.len() as u32;
+        longest = longest.max(key.len());
+        shortest = shortest.min(key.len());
+    }
+    // SAFETY (every block below): the CPU has V's features, by this function's contract; each
+    // length is its key's.
+    unsafe {
+        let lane_lens = V::load(&lens);
+        let m = V::splat(MULTIPLIER);
+        let mut h = V::splat(BLOOM_SEED).xor(lane_lens.mul(m));
+        let words = V::transpose(array_of(
+            #[inline(always)]
+            |i| V::key_row(group[i], lens[i], 0),
+        ));
+        for (j, word) in words.into_iter().enumerate().take(longest.div_ceil(4)) {
+            h = step(h, word, lane_lens, 4 * j, shortest);
+        }
+        h
+    }
+}
+
+/// One step of leveldb's hash, for the word at byte `start` of every lane's key.
+///
+/// # Safety
+/// The CPU must have `V`'s features.
+#[inline(always)]
+unsafe fn step<V: Vector<LANES>, const LANES: usize>(
+    h: V,
+    word: V,
+    lane_lens: V,
+    start: usize,
+    shortest: usize,
+) -> V {
+    // SAFETY: the CPU has V's features, by this function's contract.
+    unsafe {
+        if start + 4 <= shortest {
+            // Every lane has a whole word here.
+            let next = h.add(word).mul(V::splat(MULTIPLIER));
+            next.xor(next.shift_right_16())
+        } else {
+            V::hash_step(h, word, lane_lens, start as u32)
+        }
+    }
 }
 
 /// A chunk's vectors as one array, vector g in `[LANES * g..LANES * (g + 1)]`.

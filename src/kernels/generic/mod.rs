@@ -62,6 +62,9 @@ pub(crate) unsafe trait Vector<const LANES: usize>: Copy {
 
     /// How bit arrays past the L2 cache are handled.
     const LARGE_ARRAYS: LargeArrays;
+    /// Keys longer than this are hashed one at a time: every lane of a chunk takes as many steps
+    /// as its longest key, so one long key would make the others wait.
+    const MAX_LANE_KEY_LEN: usize;
     /// Whether a chunk's groups of keys are hashed side by side, which keeps the multiplier busy
     /// through each step's latency but needs a register per word of every group.
     const HASH_GROUPS_SIDE_BY_SIDE: bool;
@@ -88,6 +91,9 @@ pub(crate) unsafe trait Vector<const LANES: usize>: Copy {
     /// The words of `key` (`len` bytes of it: its length, or 0 to read nothing) from byte `from`
     /// on, as leveldb's hash reads them: whole little-endian words, the zero-padded tail word,
     /// then zeros. It reads no byte outside the key's first `len`.
+    ///
+    /// # Safety
+    /// Also: `len` must be at most `key.len()`.
     unsafe fn key_row(key: &[u8], len: u32, from: usize) -> Self::Row;
     /// Transposes `LANES` rows: vector j holds word j of every row, row i in lane i.
     unsafe fn transpose(rows: [Self::Row; LANES]) -> [Self; 8];

@@ -34,8 +34,10 @@ unsafe impl Vector<LANES> for __m256i {
     // Prefetched rows: with two or three vector pipes the rows of a batch cost as long as the
     // misses they would hide.
     const LARGE_ARRAYS: LargeArrays = LargeArrays::PrefetchRows;
+    // One row of 8 words per key.
+    const MAX_LANE_KEY_LEN: usize = 32;
     // One group at a time: 8 words of 8 groups side by side would not fit 16 registers.
-    const HASH_GROUPS_SIDE_BY_SIDE: bool = true;
+    const HASH_GROUPS_SIDE_BY_SIDE: bool = false;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -98,7 +100,8 @@ unsafe impl Vector<LANES> for __m256i {
     #[inline(always)]
     unsafe fn key_row(key: &[u8], len: u32, from: usize) -> Self::Row {
         debug_assert!(len as usize <= key.len());
-        let key = &key[..len as usize];
+        // SAFETY: len <= key.len(), by this function's contract.
+        let key = unsafe { key.get_unchecked(..len as usize) };
         let first = (from / 4) as i32;
         // SAFETY: the CPU has AVX2, by the trait's contract; only the key's whole words from
         // `from` on are read (masked-off elements are never accessed).

@@ -28,6 +28,7 @@ unsafe impl Vector<LANES> for __m512i {
     // thousands of keys are computed faster than their bits are set, and a batch keeps the two
     // phases from stalling each other.
     const LARGE_ARRAYS: LargeArrays = LargeArrays::Batches;
+    const MAX_LANE_KEY_LEN: usize = 64;
     // 32 registers hold the words of the 4 groups side by side.
     const HASH_GROUPS_SIDE_BY_SIDE: bool = true;
 
