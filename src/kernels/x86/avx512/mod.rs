@@ -22,53 +22,12 @@ pub(crate) mod single;
 
 use std::arch::x86_64::__m512i;
 
-use crate::kernels::generic::engine;
-use crate::kernels::keys::Keys;
-use crate::kernels::positions::ProbePositions;
+use crate::kernels::generic::engine_entries;
 use crate::kernels::x86::features::avx512;
 use lanes::{GROUPS, LANES};
 
-avx512!(
-    /// [`engine::fill_bit_array`] with AVX-512.
-    ///
-    /// # Safety
-    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
-    pub(crate) unsafe fn fill_bit_array<'k>(
-        positions: &ProbePositions,
-        keys: impl Keys<'k>,
-        array: &mut [u8],
-    ) {
-        // SAFETY: the CPU has the features, by this function's contract.
-        unsafe { engine::fill_bit_array::<__m512i, LANES, GROUPS>(positions, keys, array) }
-    }
-);
-
-avx512!(
-    /// [`engine::may_match_batch`] with AVX-512.
-    ///
-    /// # Safety
-    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
-    pub(crate) unsafe fn may_match_batch<'k>(
-        positions: &ProbePositions,
-        keys: impl Keys<'k>,
-        array: &[u8],
-        results: &mut [bool],
-    ) {
-        // SAFETY: the CPU has the features, by this function's contract.
-        unsafe {
-            engine::may_match_batch::<__m512i, LANES, GROUPS>(positions, keys, array, results)
-        }
-    }
-);
-
-avx512!(
-    /// Writes `bloom_hash(keys[i])` to `hashes[i]`, as the kernels hash them (for the tests).
-    ///
-    /// # Safety
-    /// The CPU must support the features of [`crate::dispatch::Isa::Avx512`].
-    #[cfg(test)]
-    pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
-        // SAFETY: the CPU has the features, by this function's contract.
-        unsafe { crate::kernels::generic::hash::hash_keys::<__m512i, LANES, GROUPS>(keys, hashes) }
-    }
+engine_entries!(
+    avx512,
+    __m512i,
+    "The CPU must support the features of [`crate::dispatch::Isa::Avx512`]."
 );
