@@ -94,22 +94,23 @@ pub(crate) unsafe fn may_match_batch<
         "probes past the array"
     );
     let large = array.len() >= LARGE_ARRAY_BYTES;
-    if large && V::LARGE_ARRAYS == LargeArrays::Batches {
-        if let Some(mut batch) = ProbeBatch::new(positions.k, results.len()) {
-            let mut answered = 0;
-            // SAFETY: the CPU has V's features, by this function's contract.
-            return unsafe {
-                in_batches::<V, LANES, GROUPS>(
-                    positions,
-                    &mut batch,
-                    keys,
-                    #[inline(always)]
-                    |batch| {
-                        answered += batch.test_bits(array, &mut results[answered..]);
-                    },
-                )
-            };
-        }
+    if large
+        && V::LARGE_ARRAYS == LargeArrays::Batches
+        && let Some(mut batch) = ProbeBatch::new(positions.k, results.len())
+    {
+        let mut answered = 0;
+        // SAFETY: the CPU has V's features, by this function's contract.
+        return unsafe {
+            in_batches::<V, LANES, GROUPS>(
+                positions,
+                &mut batch,
+                keys,
+                #[inline(always)]
+                |batch| {
+                    answered += batch.test_bits(array, &mut results[answered..]);
+                },
+            )
+        };
     }
     let prefetch =
         (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());

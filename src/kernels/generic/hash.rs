@@ -67,55 +67,56 @@ unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: 
     } else {
         keys
     };
-    // SAFETY (every block below): the CPU has V's features, by this function's contract; each
-    // lane's length is its key's, or 0.
-    let lane_lens: [V; GROUPS] = array_of(
-        #[inline(always)]
-        |g| unsafe { V::load(&lens[g * LANES..]) },
-    );
-    let m = unsafe { V::splat(MULTIPLIER) };
-    // leveldb mixes the length in first, then takes a step per whole word and one for the tail.
-    let mut h: [V; GROUPS] = array_of(
-        #[inline(always)]
-        |g| unsafe { V::splat(BLOOM_SEED).xor(lane_lens[g].mul(m)) },
-    );
-    // 32 bytes of every key at a time: 8 words.
-    for window in (0..longest).step_by(32) {
-        let mut words = [[unsafe { V::splat(0) }; 8]; GROUPS];
-        for (g, words) in words.iter_mut().enumerate().take(groups) {
-            let first = g * LANES;
-            *words = unsafe {
-                V::transpose(array_of(
+    // SAFETY: the CPU has V's features, by this function's contract; each lane's length is its
+    // key's, or 0.
+    unsafe {
+        let lane_lens: [V; GROUPS] = array_of(
+            #[inline(always)]
+            |g| V::load(&lens[g * LANES..]),
+        );
+        let m = V::splat(MULTIPLIER);
+        // leveldb mixes the length in first, then takes a step per whole word and one for the
+        // tail.
+        let mut h: [V; GROUPS] = array_of(
+            #[inline(always)]
+            |g| V::splat(BLOOM_SEED).xor(lane_lens[g].mul(m)),
+        );
+        // 32 bytes of every key at a time: 8 words.
+        for window in (0..longest).step_by(32) {
+            let mut words = [[V::splat(0); 8]; GROUPS];
+            for (g, words) in words.iter_mut().enumerate().take(groups) {
+                let first = g * LANES;
+                *words = V::transpose(array_of(
                     #[inline(always)]
                     |i| V::key_row(keys[first + i], lens[first + i], window),
-                ))
-            };
-        }
-        let steps = (longest - window).div_ceil(4).min(8);
-        #[allow(clippy::needless_range_loop)] // j is the word; the groups are the inner loop.
-        for j in 0..steps {
-            // To the constant GROUPS, so that `h` stays in registers.
-            for g in 0..GROUPS {
-                if g >= groups {
-                    break;
+                ));
+            }
+            let steps = (longest - window).div_ceil(4).min(8);
+            #[allow(clippy::needless_range_loop)] // j is the word; the groups are the inner loop.
+            for j in 0..steps {
+                // To the constant GROUPS, so that `h` stays in registers.
+                for g in 0..GROUPS {
+                    if g >= groups {
+                        break;
+                    }
+                    h[g] = step(h[g], words[g][j], lane_lens[g], window + 4 * j, shortest);
                 }
-                h[g] = unsafe { step(h[g], words[g][j], lane_lens[g], window + 4 * j, shortest) };
             }
         }
-    }
-    if any_long {
-        let mut all = unsafe { to_array(&h) };
-        for (key, hash) in keys[..n].iter().zip(&mut all) {
-            if key.len() > V::MAX_LANE_KEY_LEN {
-                *hash = bloom_hash(key);
+        if any_long {
+            let mut all = to_array(&h);
+            for (key, hash) in keys[..n].iter().zip(&mut all) {
+                if key.len() > V::MAX_LANE_KEY_LEN {
+                    *hash = bloom_hash(key);
+                }
             }
+            h = array_of(
+                #[inline(always)]
+                |g| V::load(&all[g * LANES..]),
+            );
         }
-        h = array_of(
-            #[inline(always)]
-            |g| unsafe { V::load(&all[g * LANES..]) },
-        );
+        h
     }
-    h
 }
 
 /// [`hash_chunk`] a group at a time, each group's hashes stored as soon as they are made, as
@@ -149,11 +150,13 @@ unsafe fn hash_group_by_group<V: Vector<LANES>, const LANES: usize, const GROUPS
     for (key, hash) in rest.iter().zip(rest_out) {
         *hash = bloom_hash(key);
     }
-    array_of(
-        #[inline(always)]
-        // SAFETY: the CPU has V's features, by this function's contract.
-        |g| unsafe { V::load(&all[g * LANES..]) },
-    )
+    // SAFETY: the CPU has V's features, by this function's contract.
+    unsafe {
+        array_of(
+            #[inline(always)]
+            |g| V::load(&all[g * LANES..]),
+        )
+    }
 }
 
 /// The hashes of one group of keys of 1 to 32 bytes: one row of words per key.
@@ -170,8 +173,7 @@ unsafe fn hash_row_group<V: Vector<LANES>, const LANES: usize>(group: &[&[u8]; L
         longest = longest.max(key.len());
         shortest = shortest.min(key.len());
     }
-    // SAFETY (every block below): the CPU has V's features, by this function's contract; each
-    // length is its key's.
+    // SAFETY: the CPU has V's features, by this function's contract; each length is its key's.
     unsafe {
         let lane_lens = V::load(&lens);
         let m = V::splat(MULTIPLIER);

@@ -93,7 +93,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
     /// The CPU must have `V`'s features.
     #[inline(always)]
     pub(crate) unsafe fn new(positions: &ProbePositions, hashes: [V; GROUPS]) -> Self {
-        const { assert!(GROUPS % ROW_PART == 0) };
+        const { assert!(GROUPS.is_multiple_of(ROW_PART)) };
         // SAFETY: the CPU has V's features, by this function's contract.
         unsafe {
             RowWriter {
@@ -155,8 +155,7 @@ pub(crate) unsafe fn for_each_probe_row<
     prefetch: Option<*const u8>,
     mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
 ) {
-    // SAFETY (every block below): the CPU has V's features, by this function's contract; each
-    // row written is a local one, valid for writes.
+    // SAFETY: the CPU has V's features, by this function's contract.
     let mut writer = unsafe { RowWriter::<V, LANES, GROUPS>::new(positions, hashes) };
     let k = usize::from(positions.k);
     if let Some(array) = prefetch {
@@ -164,6 +163,8 @@ pub(crate) unsafe fn for_each_probe_row<
         // `take` states it without a panic path.
         let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); MAX_PROBES as usize];
         for row in rows.iter_mut().take(k) {
+            // SAFETY: the CPU has V's features, by this function's contract; `row` is a local
+            // row, valid for writes.
             unsafe { writer.write(row) };
             for &byte in row.0.iter().take(n) {
                 prefetch_line(array.wrapping_add(byte as usize));
@@ -176,6 +177,8 @@ pub(crate) unsafe fn for_each_probe_row<
     }
     let mut rows = [([0u32; CHUNK], [0u8; CHUNK]); 2];
     let [even, odd] = &mut rows;
+    // SAFETY: the CPU has V's features, by this function's contract; `even` is a local row,
+    // valid for writes.
     unsafe { writer.write(even) };
     for probe in 0..k {
         let (this, next) = if probe % 2 == 0 {
@@ -184,6 +187,7 @@ pub(crate) unsafe fn for_each_probe_row<
             (&*odd, &mut *even)
         };
         if probe + 1 < k {
+            // SAFETY: as above, `next` a local row.
             unsafe { writer.write(next) };
         }
         f(&this.0, &this.1);
