@@ -13,6 +13,73 @@ use crate::kernels::keys::{Keys, for_each_chunk};
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::{CHUNK, LARGE_ARRAY_BYTES};
 
+/// An instruction set's entry points into the engine: `$features` (its `avx2!`-style macro)
+/// compiles them for its features, `$vector` is its [`Vector`], `$cpu` says in the docs what the
+/// CPU must have. Everything they call inlines into them (see
+/// [`array_of`](super::array_of)).
+macro_rules! engine_entries {
+    ($features:ident, $vector:ty, $cpu:literal) => {
+        $features!(
+            /// [`engine::fill_bit_array`](crate::kernels::generic::engine::fill_bit_array) on
+            /// this instruction set.
+            ///
+            /// # Safety
+            #[doc = $cpu]
+            pub(crate) unsafe fn fill_bit_array<'k>(
+                positions: &$crate::kernels::positions::ProbePositions,
+                keys: impl $crate::kernels::keys::Keys<'k>,
+                array: &mut [u8],
+            ) {
+                // SAFETY: the CPU has the features, by this function's contract.
+                unsafe {
+                    $crate::kernels::generic::engine::fill_bit_array::<$vector, LANES, GROUPS>(
+                        positions, keys, array,
+                    )
+                }
+            }
+        );
+
+        $features!(
+            /// [`engine::may_match_batch`](crate::kernels::generic::engine::may_match_batch) on
+            /// this instruction set.
+            ///
+            /// # Safety
+            #[doc = $cpu]
+            pub(crate) unsafe fn may_match_batch<'k>(
+                positions: &$crate::kernels::positions::ProbePositions,
+                keys: impl $crate::kernels::keys::Keys<'k>,
+                array: &[u8],
+                results: &mut [bool],
+            ) {
+                // SAFETY: the CPU has the features, by this function's contract.
+                unsafe {
+                    $crate::kernels::generic::engine::may_match_batch::<$vector, LANES, GROUPS>(
+                        positions, keys, array, results,
+                    )
+                }
+            }
+        );
+
+        $features!(
+            /// Writes `bloom_hash(keys[i])` to `hashes[i]`, as the kernels hash them (for the
+            /// tests).
+            ///
+            /// # Safety
+            #[doc = $cpu]
+            #[cfg(test)]
+            pub(crate) unsafe fn hash_keys(keys: &[&[u8]], hashes: &mut [u32]) {
+                // SAFETY: the CPU has the features, by this function's contract.
+                unsafe {
+                    $crate::kernels::generic::hash::hash_keys::<$vector, LANES, GROUPS>(
+                        keys, hashes,
+                    )
+                }
+            }
+        );
+    };
+}
+pub(crate) use engine_entries;
+
 /// Sets the bits of `keys` in `array` (a filter's bit array, zeroed), `positions` made for it.
 ///
 /// # Safety

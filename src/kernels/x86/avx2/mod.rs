@@ -4,7 +4,7 @@
 mod lanes;
 mod single;
 
-use crate::kernels::generic::engine_entries;
+use crate::kernels::generic::engine::engine_entries;
 use crate::kernels::x86::features::avx2;
 use lanes::{GROUPS, LANES};
 use std::arch::x86_64::__m256i;

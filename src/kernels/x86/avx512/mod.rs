@@ -22,7 +22,7 @@ pub(crate) mod single;
 
 use std::arch::x86_64::__m512i;
 
-use crate::kernels::generic::engine_entries;
+use crate::kernels::generic::engine::engine_entries;
 use crate::kernels::x86::features::avx512;
 use lanes::{GROUPS, LANES};
 
