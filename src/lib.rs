@@ -62,7 +62,8 @@ pub mod ffi;
 mod path_tests;
 
 pub use filter_block::{
-    BlockKeys, BlockKeysIter, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+    BlockKeys, BlockKeysIter, FilterBlockBuilder, FilterBlockError, FilterBlockReader,
+    FilterPolicy, PackedKeys,
 };
 pub use format::POLICY_NAME;
 pub use policy::{BloomPolicy, isa, key_may_match, key_may_match_batch};

@@ -412,6 +412,32 @@ fn change_block(file: &mut [u8], offset: u64, size: u64, change: impl FnOnce(&mu
     file[end + 1..end + 5].copy_from_slice(&crc.to_le_bytes());
 }
 
+/// A data block of about `len` bytes whose entries share long prefixes: a key of half of it,
+/// then entries that each repeat it whole (shared, no bytes of their own, no value), about
+/// `len`²/16 bytes of keys.
+fn shared_prefix_block(len: usize) -> Vec<u8> {
+    let half = varint(len as u64 / 2);
+    let mut block = [&[0][..], &half, &[0]].concat();
+    block.resize(block.len() + len / 2, b'k');
+    let repeat = [&half[..], &[0, 0]].concat();
+    while block.len() + repeat.len() <= len - 8 {
+        block.extend_from_slice(&repeat);
+    }
+    // One restart point, at 0.
+    block.extend([0, 0, 0, 0, 1, 0, 0, 0]);
+    block
+}
+
+/// A table of the one data block `contents`, stored uncompressed, and no filter.
+fn one_block_table(contents: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let data = write_block(&mut out, contents, 0);
+    let metaindex = write_block(&mut out, &block_of(&[]), 0);
+    let index = write_block(&mut out, &block_of(&[(b"k".to_vec(), encoded(data))]), 0);
+    write_footer(&mut out, metaindex, index);
+    out
+}
+
 fn damaged_tables_are_reported_with_file_and_offset() {
     let path = table_paths(uncompressed_database())
         .into_iter()
@@ -473,6 +499,13 @@ fn damaged_tables_are_reported_with_file_and_offset() {
             }),
             index.offset,
             "restart points do not fit",
+        ),
+        (
+            damaged(&file, "shared-prefixes", |f| {
+                *f = one_block_table(&shared_prefix_block(8192))
+            }),
+            0,
+            "its keys take more than 64 bytes for each of its bytes",
         ),
         (
             damaged(&file, "bad-checksum", |f| {
@@ -636,11 +669,16 @@ fn recompressed(file: &[u8], kind: u8, compress: fn(&[u8]) -> Vec<u8>) -> Vec<u8
     let meta = block_of(&[(FILTER_META_KEY.to_vec(), encoded(filter))]);
     let metaindex = write_block(&mut out, &meta, 0);
     let index = write_block(&mut out, &block_of(&index_entries), 0);
+    write_footer(&mut out, metaindex, index);
+    out
+}
+
+/// Appends a table's footer: the metaindex and index handles, padded, and the magic number.
+fn write_footer(out: &mut Vec<u8>, metaindex: BlockHandle, index: BlockHandle) {
     let mut footer = [encoded(metaindex), encoded(index)].concat();
     footer.resize(40, 0);
     out.extend(footer);
     out.extend(TABLE_MAGIC.to_le_bytes());
-    out
 }
 
 fn recompressed_tables_are_read() {

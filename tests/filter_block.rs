@@ -5,6 +5,7 @@
 
 use leveldb_bloom::{
     BlockKeys, BloomPolicy, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+    PackedKeys,
 };
 use leveldb_bloom_test_support::filterblock_vectors::{Call, Policy, Record, for_each_record};
 
@@ -43,6 +44,24 @@ fn build(policy: impl FilterPolicy, calls: &[Call]) -> Vec<u8> {
     builder.finish().unwrap()
 }
 
+/// The block [`FilterBlockBuilder::build_packed`] makes for the same calls, each key packed
+/// with 3 bytes after it that are not filtered.
+fn build_packed(policy: impl FilterPolicy, calls: &[Call]) -> Vec<u8> {
+    let (mut bytes, mut ends, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+    for call in calls {
+        match call {
+            Call::StartBlock(offset) => starts.push((*offset, ends.len())),
+            Call::AddKey(key) => {
+                bytes.extend_from_slice(key);
+                bytes.extend_from_slice(b"tag");
+                ends.push(bytes.len());
+            }
+        }
+    }
+    let keys = PackedKeys::new(&bytes, &ends, 3).unwrap();
+    FilterBlockBuilder::build_packed(policy, keys, starts).unwrap()
+}
+
 fn check_answers(policy: impl FilterPolicy, r: &Record<'_>) {
     let reader = FilterBlockReader::new(policy, &r.block);
     let single: Vec<bool> = r
@@ -67,13 +86,22 @@ fn blocks_and_answers_equal_leveldb() {
     let (mut built, mut read) = (0, 0);
     let records = for_each_record(|r| {
         if let Some(calls) = r.calls {
-            let block = match r.policy {
-                Policy::Bloom(bits) => build(BloomPolicy::new(bits), calls),
-                Policy::Custom => build(TestPolicy, calls),
+            let (block, packed) = match r.policy {
+                Policy::Bloom(bits) => (
+                    build(BloomPolicy::new(bits), calls),
+                    build_packed(BloomPolicy::new(bits), calls),
+                ),
+                Policy::Custom => (build(TestPolicy, calls), build_packed(TestPolicy, calls)),
             };
             assert!(
                 block == r.block,
                 "block differs for {} calls, {:?}",
+                calls.len(),
+                r.policy
+            );
+            assert!(
+                packed == r.block,
+                "packed keys' block differs for {} calls, {:?}",
                 calls.len(),
                 r.policy
             );

@@ -7,7 +7,8 @@
 //!   filter block found through its footer and metaindex, equal to the block this library builds
 //!   from the table's user keys and data-block offsets (from its index block), and to the block
 //!   a policy of ours wrapping the bloom policy as leveldb's InternalFilterPolicy wraps it builds
-//!   from the table's internal keys; and this library's reader answers as leveldb's on that
+//!   from the table's internal keys, and to the block built from the internal keys packed in one
+//!   buffer (FilterBlockBuilder::build_packed, less their tags); and this library's reader answers as leveldb's on that
 //!   block for present and absent keys, through both policies.
 
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use std::process::Command;
 
 use leveldb_bloom::{
     BlockKeys, BloomPolicy, FilterBlockBuilder, FilterBlockError, FilterBlockReader, FilterPolicy,
+    PackedKeys,
 };
 use leveldb_bloom_test_support::leveldb_tools::build_tool;
 use leveldb_bloom_test_support::paths::root;
@@ -101,6 +103,23 @@ fn filter_block(policy: impl FilterPolicy, table: &Table, keys: fn(&[u8]) -> &[u
     builder.finish().unwrap()
 }
 
+/// The filter block the bloom `policy` builds for `table`'s internal keys packed in one buffer,
+/// each filtered less its 8-byte tag, as the check tool builds it.
+fn packed_filter_block(policy: BloomPolicy, table: &Table) -> Vec<u8> {
+    let (mut bytes, mut ends, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+    for call in table.filter_calls() {
+        match call {
+            FilterCall::StartBlock(offset) => starts.push((offset, ends.len())),
+            FilterCall::AddKey(key) => {
+                bytes.extend_from_slice(key);
+                ends.push(bytes.len());
+            }
+        }
+    }
+    let keys = PackedKeys::new(&bytes, &ends, 8).unwrap();
+    FilterBlockBuilder::build_packed(policy, keys, starts).unwrap()
+}
+
 fn real_tables_hold_the_blocks_this_library_builds() {
     let helper = build_leveldb_tool("leveldb_tables");
     let work = fresh(tmp_dir!().trial().join("tables"));
@@ -126,6 +145,10 @@ fn real_tables_hold_the_blocks_this_library_builds() {
             assert!(
                 filter_block(&internal_policy, &table, |key| key) == *leveldb_block,
                 "{compression} {name}: InternalFilterPolicy's filter block differs"
+            );
+            assert!(
+                packed_filter_block(policy, &table) == *leveldb_block,
+                "{compression} {name}: the packed keys' filter block differs"
             );
 
             // Present keys at their block, absent keys at every block and past the end.

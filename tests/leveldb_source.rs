@@ -102,12 +102,18 @@ fn parallel_level() -> String {
         .to_string()
 }
 
-/// Runs `cmd` with leveldb's test folder (TEST_TMPDIR) in the trial's folder, so that runs
-/// elsewhere on the machine never share it, in a folder `dir` of its own, emptied first. Prints
-/// the program's output.
+/// `cmd` with leveldb's test folder (TEST_TMPDIR) in the trial's folder, so that runs elsewhere
+/// on the machine never share it, in a folder `dir` of its own, emptied first.
+fn in_test_dir<'a>(cmd: &'a mut Command, dir: &str) -> &'a mut Command {
+    cmd.env(
+        "TEST_TMPDIR",
+        fresh(tmp_dir!().trial().join("tmp").join(dir)),
+    )
+}
+
+/// Runs `cmd` [`in_test_dir`] `dir`. Prints the program's output.
 fn output_in_test_dir(cmd: &mut Command, dir: &str) -> Output {
-    let tmp = fresh(tmp_dir!().trial().join("tmp").join(dir));
-    process::output(cmd.env("TEST_TMPDIR", &tmp))
+    process::output(in_test_dir(cmd, dir))
 }
 
 /// The googletest cases a run reports as failed.
@@ -123,17 +129,19 @@ fn failed_cases(output: &Output) -> BTreeSet<String> {
 
 fn leveldb_tests_pass_with_the_shim() {
     let build = shim();
-    // db_test, the longest by far, runs alone so that its failures can be read case by case;
-    // ctest runs every other test program the build registered.
-    let db_test = output_in_test_dir(&mut Command::new(build.join("db_test")), "db_test");
-    let others = output_in_test_dir(
-        Command::new("ctest").arg("--test-dir").arg(build).args([
-            "--output-on-failure",
-            "-E",
-            "^db_test$",
-        ]),
-        "ctest",
-    );
+    // db_test, the longest by far, runs on its own so that its failures can be read case by
+    // case; ctest runs every other test program the build registered, beside it on another core.
+    let mut ctest = Command::new("ctest");
+    in_test_dir(&mut ctest, "ctest")
+        .arg("--test-dir")
+        .arg(build)
+        .args(["--output-on-failure", "-E", "^db_test$"]);
+    let (db_test, others) = std::thread::scope(|scope| {
+        let others = scope.spawn(|| ctest.output());
+        let db_test = output_in_test_dir(&mut Command::new(build.join("db_test")), "db_test");
+        (db_test, others.join().expect("ctest's thread"))
+    });
+    let others = process::printed(&ctest, others);
     assert!(
         others.status.success(),
         "leveldb's tests failed: {}",

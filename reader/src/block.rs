@@ -228,8 +228,9 @@ fn bounded(decoder: impl std::io::Read, len: usize, ratio: usize) -> Result<Vec<
 /// `what` name the block in an error, which says where in the contents it is.
 ///
 /// # Errors
-/// If the restart array does not fit, a restart points outside the entries, or an entry runs
-/// past them or shares more of the previous key than there is.
+/// If the restart array does not fit, a restart points outside the entries, an entry runs past
+/// them or shares more of the previous key than there is, or the keys take more than 64 bytes
+/// for each byte of the block (far more than leveldb's prefix compression makes).
 pub fn entries(
     contents: &[u8],
     origin: u64,
@@ -268,6 +269,11 @@ pub fn append_keys(
         previous = start;
     })
 }
+
+/// The most bytes a block's keys may take together for each byte of the block. leveldb's
+/// prefix compression makes fewer than one key's worth per entry of a restart interval (16 by
+/// default); a block of n bytes whose entries share long prefixes could make about n²/12.
+const KEY_BYTES_PER_BYTE: usize = 64;
 
 /// Calls `entry(shared, delta, value)` for each entry of the block `contents`: its key is the
 /// previous key's first `shared` bytes (no more than that key has, checked) and then `delta`.
@@ -312,6 +318,8 @@ fn walk(
         }
     }
     let mut key_len = 0;
+    // What the keys may take together, less what they have taken so far.
+    let mut key_bytes_left = contents.len().saturating_mul(KEY_BYTES_PER_BYTE);
     let mut at = 0;
     while at < entries_end {
         let entry_at = at;
@@ -343,10 +351,16 @@ fn walk(
         {
             return Err(bad("entry runs past the block's entries"));
         }
+        key_len = shared + non_shared;
+        key_bytes_left = key_bytes_left.checked_sub(key_len).ok_or_else(|| {
+            bad(&format!(
+                "its keys take more than {KEY_BYTES_PER_BYTE} bytes for each of its bytes, \
+                 more than leveldb's prefix compression makes"
+            ))
+        })?;
         let delta = &contents[at..at + non_shared];
         at += non_shared;
         entry(shared, delta, &contents[at..at + value_len]);
-        key_len = shared + non_shared;
         at += value_len;
     }
     Ok(())

@@ -34,9 +34,8 @@ fn is_object_length(len: usize) -> bool {
 }
 
 /// [`borrow_bytes`] of a pointer and length that [`can_borrow`] accepted, without checking them
-/// again: a C caller's keys are checked a chunk at a time before any of them is borrowed
-/// ([`KeyArrays`](crate::ffi::key_arrays::KeyArrays)), and checking each key again would slow a
-/// block filter's build (see docs/PERFORMANCE.md, C key arrays).
+/// again: [`KeyArrays`](crate::ffi::key_arrays::KeyArrays) checks a chunk of a C caller's keys at
+/// once, before it borrows any, which takes no branch per key.
 ///
 /// # Safety
 /// `can_borrow(ptr, len)` must hold, and a non-NULL `ptr` must point to `len` readable bytes
@@ -53,8 +52,8 @@ pub(crate) unsafe fn accepted_bytes<'a>(ptr: *const c_char, len: usize) -> &'a [
 /// A query's key and filter, borrowed when both pointers are non-NULL, both lengths in range and
 /// the filter frames a bit array (2 bytes or more): every call but a bad or empty one, decided in
 /// a few predictable branches that change no register. `None` leaves the rest to
-/// [`borrow_bytes`], whose checks compile to conditional moves that put the key's address later,
-/// on the single query's chain (see docs/PERFORMANCE.md, Single query: pointer checks).
+/// [`borrow_bytes`], whose checks compile to conditional moves that delay the key's address on
+/// the single query's chain (docs/PERFORMANCE.md, Single query: pointer checks).
 ///
 /// # Safety
 /// As [`borrow_bytes`], for both.
@@ -81,6 +80,22 @@ pub(crate) unsafe fn query_bytes<'a>(
             std::slice::from_raw_parts(filter.cast::<u8>(), filter_length),
         ))
     }
+}
+
+/// The `n` entries of a C array at `ptr`: the empty slice for none; `None` for a NULL `ptr` with
+/// entries in it, or more entries than an array can hold.
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `n` entries that outlive `'a`.
+pub(crate) unsafe fn borrow_array<'a, T>(ptr: *const T, n: usize) -> Option<&'a [T]> {
+    if n == 0 {
+        return Some(&[]);
+    }
+    if ptr.is_null() || n > isize::MAX as usize / size_of::<T>() {
+        return None;
+    }
+    // SAFETY: non-NULL, the size in range; `n` entries per the contract.
+    Some(unsafe { std::slice::from_raw_parts(ptr, n) })
 }
 
 /// The `num_keys` results of a C batch query, each set to 1 ("may match") before any work, so

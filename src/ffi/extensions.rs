@@ -3,16 +3,14 @@
 //! the C++ shim (shim/) forwards leveldb's `FilterPolicy` calls straight to them; it is built
 //! without the `leveldb-c-api` feature, and these stay.
 //!
-//! Same conventions as the rest of the C ABI: every export runs inside a boundary that no panic
-//! crosses; every pointer is checked before use; bad input gets a documented result, and a query
-//! answers 1 ("may match"), never a false negative. And none has a path to a panic
+//! Beyond the C ABI's conventions (mod.rs), none has a path to a panic
 //! ([`ffi_boundary_cannot_panic!`]): a program that links only these, as the C++ shim's core does,
 //! leaves the standard library's panic machinery out.
 
 use std::ffi::{CStr, c_char, c_int};
 
 use crate::dispatch::Isa;
-use crate::ffi::checks::{borrow_bytes, policy_for_bits, query_bytes};
+use crate::ffi::checks::{borrow_array, borrow_bytes, policy_for_bits, query_bytes};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, leveldb_bloom_slice_t};
 use crate::no_unwind::{ffi_boundary_cannot_panic, single_query};
 
@@ -103,15 +101,9 @@ pub unsafe extern "C" fn leveldb_bloom_fill_filter(
         if out.is_null() || policy.filter_len(num_keys) != Some(out_length) {
             return 0;
         }
-        let keys: &[leveldb_bloom_slice_t] = if num_keys == 0 {
-            &[]
-        } else if keys.is_null()
-            || num_keys > isize::MAX as usize / size_of::<leveldb_bloom_slice_t>()
-        {
+        // SAFETY: `num_keys` entries per the contract.
+        let Some(keys) = (unsafe { borrow_array(keys, num_keys) }) else {
             return 0;
-        } else {
-            // SAFETY: non-NULL, the size in range; `num_keys` entries per the contract.
-            unsafe { std::slice::from_raw_parts(keys, num_keys) }
         };
         // All checked before `out` is written, as promised.
         if !keys.all_valid(Isa::best()) {

@@ -51,7 +51,7 @@ impl FilterPolicy for leveldb_bloom_filterpolicy_t {
             // SAFETY: the callback returned `len` readable bytes at `filter`.
             dst.extend_from_slice(unsafe { std::slice::from_raw_parts(filter.cast::<u8>(), len) });
         });
-        // SAFETY: leveldb's contract: the callback's filter is malloc'ed, and ours to free.
+        // SAFETY: leveldb's contract: the callback's filter is malloc'ed, for its caller to free.
         unsafe { libc::free(filter.cast()) };
         Ok(appended?)
     }
@@ -109,31 +109,21 @@ mod tests {
         unsafe {
             let builder = leveldb_bloom_filterblock_builder_create(policy);
             assert!(!builder.is_null());
-            assert_eq!(
+            // In order: a block, its key, a NULL key with a length, an offset before the block's.
+            let added = [
                 leveldb_bloom_filterblock_builder_start_block(builder, 5000),
-                1
-            );
-            assert_eq!(
                 leveldb_bloom_filterblock_builder_add_key(builder, c"key".as_ptr(), 3),
-                1
-            );
-            assert_eq!(
                 leveldb_bloom_filterblock_builder_add_key(builder, ptr::null(), 1),
-                0
-            );
-            assert_eq!(
                 leveldb_bloom_filterblock_builder_start_block(builder, 100),
-                0
-            );
+            ];
+            assert_eq!(added, [1, 1, 0, 0]);
             let mut len = 7;
             let block = leveldb_bloom_filterblock_builder_finish(builder, &mut len);
             assert!(!block.is_null() && len > 5);
             assert!(leveldb_bloom_filterblock_builder_finish(builder, &mut len).is_null());
             assert_eq!(len, 0);
-            assert_eq!(
-                leveldb_bloom_filterblock_builder_add_key(builder, c"k".as_ptr(), 1),
-                0
-            );
+            let after_finish = leveldb_bloom_filterblock_builder_add_key(builder, c"k".as_ptr(), 1);
+            assert_eq!(after_finish, 0);
             leveldb_bloom_filterblock_builder_destroy(builder);
             leveldb_bloom_filterblock_builder_destroy(ptr::null_mut());
 

@@ -15,8 +15,8 @@ struct PolicyRef(NonNull<leveldb_bloom_filterpolicy_t>);
 
 impl PolicyRef {
     fn get(&self) -> &leveldb_bloom_filterpolicy_t {
-        // SAFETY: `leveldb_bloom_filterblock_builder_create`'s contract keeps the policy alive while
-        // the builder that holds this is.
+        // SAFETY: `leveldb_bloom_filterblock_builder_create`'s contract keeps the policy alive
+        // while the builder that holds this is.
         unsafe { self.0.as_ref() }
     }
 }

@@ -3,8 +3,9 @@
 
 use std::ffi::c_char;
 
-use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow};
+use crate::ffi::checks::{as_answers, batch_results, borrow_array, borrow_bytes};
 use crate::ffi::filterpolicy::{leveldb_bloom_filterpolicy_t, recognize};
+use crate::ffi::key_arrays::{KeyEntries, PointersAndLengths};
 use crate::filter_block::FilterBlockReader;
 use crate::no_unwind::ffi_boundary;
 
@@ -51,7 +52,8 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match(
     })
 }
 
-/// Keys a C batch turns into slices at a time (see docs/PERFORMANCE.md, Filter blocks).
+/// Keys a C batch turns into slices at a time: a buffer that stays in cache, where one for all
+/// the keys would take fresh pages on every call (docs/PERFORMANCE.md, Filter blocks).
 const KEY_WINDOW: usize = 4096;
 
 /// `leveldb_bloom_filterblock_key_may_match` for `num_keys` (block offset, key) pairs against one
@@ -101,48 +103,44 @@ pub unsafe extern "C" fn leveldb_bloom_filterblock_key_may_match_batch(
         }) else {
             return;
         };
-        if block_offsets.is_null() || keys.is_null() || key_lengths.is_null() {
-            return;
-        }
-        // SAFETY: all three checked non-NULL; `num_keys` entries per the contract.
-        let (block_offsets, pointers, lengths) = unsafe {
+        // SAFETY: `num_keys` entries each, per the contract.
+        let (Some(block_offsets), Some(pointers), Some(lengths)) = (unsafe {
             (
-                std::slice::from_raw_parts(block_offsets, num_keys),
-                std::slice::from_raw_parts(keys, num_keys),
-                std::slice::from_raw_parts(key_lengths, num_keys),
+                borrow_array(block_offsets, num_keys),
+                borrow_array(keys, num_keys),
+                borrow_array(key_lengths, num_keys),
             )
+        }) else {
+            return;
         };
-        // The keys as slices, a window at a time: a buffer that stays in cache.
+        // The keys as slices, a window at a time.
         let mut keys: Vec<&[u8]> = Vec::new();
         if keys.try_reserve_exact(num_keys.min(KEY_WINDOW)).is_err() {
             return;
         }
         let reader = FilterBlockReader::new(policy, contents);
-        for start in (0..num_keys).step_by(KEY_WINDOW) {
-            let end = num_keys.min(start + KEY_WINDOW);
+        let mut rest = PointersAndLengths { pointers, lengths };
+        let windows = block_offsets
+            .chunks(KEY_WINDOW)
+            .zip(results.chunks_mut(KEY_WINDOW));
+        for (block_offsets, window) in windows {
+            let (entries, after) = rest.split(window.len());
+            rest = after;
             keys.clear();
             // A key that cannot exist is tested as the empty key, and its result set back to 1.
             let mut any_invalid = false;
-            keys.extend(pointers[start..end].iter().zip(&lengths[start..end]).map(
-                |(&key, &len)| {
-                    // SAFETY: per the contract on each key.
-                    unsafe { borrow_bytes(key, len) }.unwrap_or_else(|| {
-                        any_invalid = true;
-                        &[]
-                    })
-                },
-            ));
-            let window = &mut results[start..end];
+            keys.extend(entries.iter().map(|(key, len)| {
+                // SAFETY: per the contract on each key.
+                unsafe { borrow_bytes(key, len) }.unwrap_or_else(|| {
+                    any_invalid = true;
+                    &[]
+                })
+            }));
             // SAFETY: every byte of `window` is 1.
             let answers = unsafe { as_answers(window) };
-            reader.key_may_match_batch(&block_offsets[start..end], &keys, answers);
+            reader.key_may_match_batch(block_offsets, &keys, answers);
             if any_invalid {
-                let entries = pointers[start..end].iter().zip(&lengths[start..end]);
-                for ((&key, &len), result) in entries.zip(window) {
-                    if !can_borrow(key, len) {
-                        *result = 1;
-                    }
-                }
+                entries.answer_invalid(window);
             }
         }
     })

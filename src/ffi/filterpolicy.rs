@@ -101,12 +101,12 @@ impl Drop for CustomPolicy {
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API.
 #[inline(always)]
 pub(crate) unsafe fn is_bloom(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
-    // SAFETY: either kind of object starts with an aligned word, our tag or leveldb's vtable
+    // SAFETY: either kind of object starts with an aligned word, a tag or leveldb's vtable
     // pointer (per the contract).
     !policy.is_null() && unsafe { policy.cast::<u64>().read() } == BLOOM_TAG
 }
 
-/// Whether `policy`'s first word is one of our tags: it is a policy this library made.
+/// Whether `policy`'s first word is one of the tags: it is a policy this library made.
 ///
 /// # Safety
 /// `policy` must point to a live policy of this library or of leveldb's C API.
@@ -116,10 +116,10 @@ unsafe fn tagged(policy: *const leveldb_bloom_filterpolicy_t) -> bool {
     first == BLOOM_TAG || first == CUSTOM_TAG
 }
 
-/// The policy of this library at `policy`: itself when its first word is one of our tags, or,
-/// for an object of leveldb's that wraps one of ours (in_leveldb/), that one. `None` for NULL
-/// or a policy this library did not make, such as one of leveldb's own: nothing else of it is
-/// read. For queries: it takes no lock.
+/// The policy of this library at `policy`: itself when its first word is one of the tags, or,
+/// for an object of leveldb's that wraps one (in_leveldb/), that one. `None` for NULL or a policy
+/// this library did not make, such as one of leveldb's own: nothing else of it is read. For
+/// queries: it takes no lock.
 ///
 /// # Safety
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API, which
@@ -132,12 +132,13 @@ pub(crate) unsafe fn recognize<'a>(
     }
     // SAFETY: per the contract.
     if unsafe { tagged(policy) } {
-        // SAFETY: one of ours, live per the contract.
+        // SAFETY: this library's, live per the contract.
         return Some(unsafe { &*policy });
     }
     #[cfg(feature = "leveldb-c-api")]
     if let Some(inner) = in_leveldb::policy_behind(policy.cast()) {
-        // SAFETY: our policy, which lives as long as the object of leveldb's that wraps it.
+        // SAFETY: this library's policy, which lives as long as the object of leveldb's that
+        // wraps it.
         return Some(unsafe { &*inner.cast::<leveldb_bloom_filterpolicy_t>() });
     }
     None
@@ -176,7 +177,7 @@ pub(crate) unsafe fn discard(policy: *mut leveldb_bloom_filterpolicy_t) {
 }
 
 /// Destroys a policy of this library, or has leveldb destroy an object of its own that wraps
-/// one (which destroys ours through its destructor); any other pointer is left alone.
+/// one (whose destructor destroys this library's); any other pointer is left alone.
 ///
 /// # Safety
 /// `policy` must be NULL or point to a live policy of this library or of leveldb's C API; if it

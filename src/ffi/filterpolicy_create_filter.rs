@@ -4,6 +4,7 @@ use std::ffi::{c_char, c_int};
 use std::ptr;
 
 use crate::dispatch::Isa;
+use crate::ffi::checks::borrow_array;
 use crate::ffi::filterpolicy::{PolicyKind, leveldb_bloom_filterpolicy_t, recognize_current};
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::ffi_boundary;
@@ -21,22 +22,13 @@ unsafe fn create_filter_keys<'a>(
     num_keys: c_int,
 ) -> Option<PointersAndLengths<'a>> {
     let n = usize::try_from(num_keys).ok()?;
-    if n == 0 {
-        return Some(PointersAndLengths {
-            pointers: &[],
-            lengths: &[],
-        });
+    // SAFETY: per the contract.
+    unsafe {
+        Some(PointersAndLengths {
+            pointers: borrow_array(key_array, n)?,
+            lengths: borrow_array(key_length_array, n)?,
+        })
     }
-    if key_array.is_null() || key_length_array.is_null() {
-        return None;
-    }
-    // SAFETY: both checked non-NULL; their length is the caller's contract.
-    Some(unsafe {
-        PointersAndLengths {
-            pointers: std::slice::from_raw_parts(key_array, n),
-            lengths: std::slice::from_raw_parts(key_length_array, n),
-        }
-    })
 }
 
 /// Builds the filter for `num_keys` keys (key `i` is `key_length_array[i]` bytes at

@@ -4,12 +4,32 @@ use std::ffi::c_char;
 
 use crate::bulk;
 use crate::dispatch::Isa;
-use crate::ffi::checks::{as_answers, batch_results, borrow_bytes, can_borrow, query_bytes};
+use crate::ffi::checks::{as_answers, batch_results, borrow_array, borrow_bytes, query_bytes};
 use crate::ffi::filterpolicy::{PolicyKind, is_bloom, leveldb_bloom_filterpolicy_t, recognize};
 #[cfg(feature = "leveldb-c-api")]
 use crate::ffi::in_leveldb;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries, PointersAndLengths};
 use crate::no_unwind::{ffi_boundary, single_query};
+
+/// The single query's fast path, once the caller has found `policy` to be a bloom policy of
+/// this library (`$bloom`): a well-formed key and filter go to the kernel, anything else on to
+/// `$rest` with the same arguments, by a tail call.
+macro_rules! bloom_or_else {
+    (
+        $bloom:expr,
+        $rest:ident($policy:ident, $key:ident, $length:ident, $filter:ident, $len:ident)
+    ) => {
+        if $bloom
+            // SAFETY: per the caller's contract, as `leveldb_bloom_filterpolicy_key_may_match`'s.
+            && let Some((key, filter)) = unsafe { query_bytes($key, $length, $filter, $len) }
+        {
+            single_query(key, filter)
+        } else {
+            // SAFETY: as above.
+            unsafe { $rest($policy, $key, $length, $filter, $len) }
+        }
+    };
+}
 
 /// Whether the key of `length` bytes at `key` may be in the set `filter` (of `filter_length`
 /// bytes) was built from: 0 only if it certainly is not. For the bloom policy the answer equals
@@ -39,124 +59,88 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match(
     ffi_boundary!(1, {
         // SAFETY: per the contract.
         let bloom = unsafe { is_bloom(policy) };
-        let rest = key_may_match_apart;
-        // SAFETY: per the contract.
-        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
+        bloom_or_else!(
+            bloom,
+            key_may_match_apart(policy, key, length, filter, filter_length)
+        )
     })
 }
 
-/// The single query's C entries, which hand a query on to each other by a tail call.
-type SingleQueryFn = unsafe extern "C" fn(
-    *const leveldb_bloom_filterpolicy_t,
-    *const c_char,
-    usize,
-    *const c_char,
-    usize,
-) -> u8;
-
-/// The single query's fast path, once its caller has found `policy` to be a bloom policy of
-/// ours (`bloom`): a well-formed key and filter go to the kernel, anything else to `rest`.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[inline(always)]
-unsafe fn bloom_or_else(
-    bloom: bool,
-    rest: SingleQueryFn,
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    if bloom
-        // SAFETY: per the contract.
-        && let Some((key, filter)) = unsafe { query_bytes(key, length, filter, filter_length) }
-    {
-        return single_query(key, filter);
-    }
-    // SAFETY: per the contract.
-    unsafe { rest(policy, key, length, filter, filter_length) }
+/// The single query's C entries past the export, each `NAME(policy, key, length, filter,
+/// filter_length) -> u8`, as the export, around the body given, with a boundary of its own:
+/// C-ABI, so that no call from the fast path can unwind, and the fast path needs no landing pad
+/// nor the stack frame one would take.
+macro_rules! single_query_entries {
+    (|$policy:ident, $key:ident, $length:ident, $filter:ident, $filter_length:ident| $(
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident $body:block
+    )*) => {$(
+        $(#[$attr])*
+        $vis unsafe extern "C" fn $name(
+            $policy: *const leveldb_bloom_filterpolicy_t,
+            $key: *const c_char,
+            $length: usize,
+            $filter: *const c_char,
+            $filter_length: usize,
+        ) -> u8 {
+            ffi_boundary!(1, $body)
+        }
+    )*};
 }
 
-/// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
-/// wrapping a bloom policy of ours (in_leveldb/), whose well-formed query takes the fast path's
-/// steps after a lookup with no lock and no call, then everything else, cold (an object of
-/// leveldb's not in the single query's index too). Apart, so that the fast path sets no register
-/// for it; C-ABI, with a boundary of its own, so that no call from the fast path can unwind, and
-/// the fast path needs no landing pad, nor the stack frame it would take.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[inline(never)]
-unsafe extern "C" fn key_may_match_apart(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    ffi_boundary!(1, {
+single_query_entries! { |policy, key, length, filter, filter_length|
+    /// `leveldb_bloom_filterpolicy_key_may_match` off its fast path: first an object of leveldb's
+    /// wrapping a bloom policy of this library (in_leveldb/), whose well-formed query takes the
+    /// fast path's steps after a lookup with no lock and no call, then everything else, cold.
+    /// Apart, so that the fast path sets no register for it.
+    ///
+    /// # Safety
+    /// As `leveldb_bloom_filterpolicy_key_may_match`.
+    #[inline(never)]
+    fn key_may_match_apart {
         #[cfg(feature = "leveldb-c-api")]
         let bloom = in_leveldb::bloom_at_home(policy.cast());
         #[cfg(not(feature = "leveldb-c-api"))]
         let bloom = false;
-        let rest = key_may_match_cold;
-        // SAFETY: per the contract.
-        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
-    })
-}
+        bloom_or_else!(bloom, key_may_match_cold(policy, key, length, filter, filter_length))
+    }
 
-/// `leveldb_filterpolicy_key_may_match`: as `leveldb_bloom_filterpolicy_key_may_match`, but
-/// looking for an object of leveldb's first, as leveldb's names hand those out wherever leveldb
-/// is loaded (in_leveldb/). Where it is not, the single query's index is empty: one load.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[cfg(feature = "leveldb-c-api")]
-#[inline(always)]
-pub(crate) unsafe extern "C" fn key_may_match_leveldb_first(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    ffi_boundary!(1, {
+    /// `leveldb_filterpolicy_key_may_match`: as `leveldb_bloom_filterpolicy_key_may_match`, but
+    /// looking for an object of leveldb's first, as leveldb's names hand those out wherever
+    /// leveldb is loaded (in_leveldb/). Where it is not, the single query's index is empty: one
+    /// load.
+    ///
+    /// # Safety
+    /// As `leveldb_bloom_filterpolicy_key_may_match`.
+    #[cfg(feature = "leveldb-c-api")]
+    #[inline(always)]
+    pub(crate) fn key_may_match_leveldb_first {
         let bloom = in_leveldb::bloom_at_home(policy.cast());
-        let rest = leveldb_bloom_filterpolicy_key_may_match;
-        // SAFETY: per the contract.
-        unsafe { bloom_or_else(bloom, rest, policy, key, length, filter, filter_length) }
-    })
-}
+        bloom_or_else!(
+            bloom,
+            leveldb_bloom_filterpolicy_key_may_match(policy, key, length, filter, filter_length)
+        )
+    }
 
-/// `leveldb_bloom_filterpolicy_key_may_match` for the rest: a NULL policy, a custom one, one this
-/// library did not make, bad input or an empty key or filter. Cold, and C-ABI with a boundary of
-/// its own, as `key_may_match_apart`.
-///
-/// # Safety
-/// As `leveldb_bloom_filterpolicy_key_may_match`.
-#[cold]
-#[inline(never)]
-unsafe extern "C" fn key_may_match_cold(
-    policy: *const leveldb_bloom_filterpolicy_t,
-    key: *const c_char,
-    length: usize,
-    filter: *const c_char,
-    filter_length: usize,
-) -> u8 {
-    ffi_boundary!(1, {
+    /// `leveldb_bloom_filterpolicy_key_may_match` for the rest: a NULL policy, a custom one, one
+    /// this library did not make, bad input or an empty key or filter.
+    ///
+    /// # Safety
+    /// As `leveldb_bloom_filterpolicy_key_may_match`.
+    #[cold]
+    #[inline(never)]
+    fn key_may_match_cold {
         // SAFETY: per the contract.
         match unsafe { recognize(policy) } {
             // SAFETY: per the contract.
             Some(policy) => unsafe { answer(policy, key, length, filter, filter_length) },
             None => 1,
         }
-    })
+    }
 }
 
-/// Our policy answers for one key, bad input included. The batch export calls it for each
-/// key of a custom policy, whose callback costs far more.
+/// The policy's answer for one key, bad input included: the cold single query's, and the batch
+/// query's for each key of a custom policy.
 ///
 /// # Safety
 /// A non-NULL `key` and `filter` must point to their length in readable bytes.
@@ -227,15 +211,11 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match_batch(
         let Some(policy) = (unsafe { recognize(policy) }) else {
             return;
         };
-        if keys.is_null() || key_lengths.is_null() {
+        // SAFETY: `num_keys` entries each, per the contract.
+        let (Some(keys), Some(key_lengths)) = (unsafe { borrow_array(keys, num_keys) }, unsafe {
+            borrow_array(key_lengths, num_keys)
+        }) else {
             return;
-        }
-        // SAFETY: both checked non-NULL; `num_keys` entries per the contract.
-        let (keys, key_lengths) = unsafe {
-            (
-                std::slice::from_raw_parts(keys, num_keys),
-                std::slice::from_raw_parts(key_lengths, num_keys),
-            )
         };
         match &policy.kind {
             PolicyKind::Bloom(_) => {
@@ -256,11 +236,7 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_key_may_match_batch(
                 // A key that cannot exist was hashed as the empty key, or not read at all (a
                 // filter that answers every key alike): its answer is 1.
                 if !key_arrays.all_read_valid() {
-                    for ((key, len), result) in entries.iter().zip(results) {
-                        if !can_borrow(key, len) {
-                            *result = 1;
-                        }
-                    }
+                    entries.answer_invalid(results);
                 }
             }
             PolicyKind::Custom(_) => {
@@ -288,56 +264,31 @@ mod tests {
     #[test]
     fn bad_pointers_get_documented_results() {
         let policy = leveldb_bloom_filterpolicy_create_bloom(10);
-        let key = b"key";
-        let keys = [key.as_ptr().cast::<c_char>(), ptr::null()];
-        let lens = [key.len(), 1];
+        let key = c"key".as_ptr();
+        let (keys, lens) = ([key, ptr::null()], [3, 1]);
         let mut len = 7;
         // SAFETY: every pointer passed is NULL, a live local, or what an earlier call returned
         // and nothing has released yet.
         unsafe {
-            assert!(
+            let create = |num_keys, len: &mut usize| {
                 leveldb_bloom_filterpolicy_create_filter(
                     policy,
                     keys.as_ptr(),
                     lens.as_ptr(),
-                    2,
-                    &mut len
+                    num_keys,
+                    len,
                 )
-                .is_null()
-            );
+            };
+            // The second key is NULL with a length.
+            assert!(create(2, &mut len).is_null());
             assert_eq!(len, 0);
-            let filter = leveldb_bloom_filterpolicy_create_filter(
-                policy,
-                keys.as_ptr(),
-                lens.as_ptr(),
-                1,
-                &mut len,
-            );
+            let filter = create(1, &mut len);
             assert!(!filter.is_null());
-            assert_eq!(
-                leveldb_bloom_filterpolicy_key_may_match(
-                    policy,
-                    key.as_ptr().cast(),
-                    3,
-                    filter,
-                    len
-                ),
-                1
-            );
-            assert_eq!(
-                leveldb_bloom_filterpolicy_key_may_match(policy, ptr::null(), 3, filter, len),
-                1
-            );
-            assert_eq!(
-                leveldb_bloom_filterpolicy_key_may_match(
-                    ptr::null(),
-                    key.as_ptr().cast(),
-                    3,
-                    filter,
-                    len
-                ),
-                1
-            );
+            // The key present, a NULL key with a length, a NULL policy.
+            for (policy, key) in [(policy, key), (policy, ptr::null()), (ptr::null_mut(), key)] {
+                let answer = leveldb_bloom_filterpolicy_key_may_match(policy, key, 3, filter, len);
+                assert_eq!(answer, 1);
+            }
             leveldb_bloom_free(filter.cast());
             leveldb_bloom_filterpolicy_destroy(policy);
             leveldb_bloom_filterpolicy_destroy(ptr::null_mut());

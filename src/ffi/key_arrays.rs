@@ -11,18 +11,16 @@ use crate::ffi::checks::{accepted_bytes, can_borrow};
 use crate::kernels::keys::{Keys, NO_KEY};
 use crate::kernels::{CHUNK, prefetch_line};
 
-/// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays (see
-/// docs/PERFORMANCE.md, C key arrays).
+/// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays
+/// (docs/PERFORMANCE.md, C key arrays).
 const ARRAYS_AHEAD: usize = 256;
 
 /// The keys of a C call, read a chunk at a time: each chunk's entries are checked together
 /// ([`KeyEntries::all_valid`]) before any key is borrowed, and with many keys the arrays are
 /// prefetched ahead of their reads ([`ARRAYS_AHEAD`]). A key that cannot exist (NULL with bytes
 /// in it, or longer than `isize::MAX`) is read as the empty key; [`KeyArrays::all_read_valid`]
-/// tells the caller to answer for it.
-///
-/// Checking a chunk's entries together takes no branch per key, and prefetching the arrays keeps
-/// the reads of many keys from waiting on their loads (see docs/PERFORMANCE.md, C key arrays).
+/// tells the caller to answer for it. Checking a chunk's entries together takes no branch per
+/// key; prefetching keeps the reads of many keys from waiting on the arrays' loads.
 pub(crate) struct KeyArrays<E> {
     /// The entries not read yet.
     entries: E,
@@ -46,9 +44,8 @@ impl<'k, E: KeyEntries<'k>> KeyArrays<E> {
     }
 
     /// The keys of `entries` that [`KeyEntries::all_valid`] accepted already, read without
-    /// checking them again: `leveldb_bloom_fill_filter` (the C++ shim's build) must check them all
-    /// before it writes, and checking each chunk again would slow its block filters (see
-    /// docs/PERFORMANCE.md, C key arrays).
+    /// checking them again: `leveldb_bloom_fill_filter` (the C++ shim's build) checks them all
+    /// before it writes.
     ///
     /// # Safety
     /// Every key must point to its length in readable bytes that stay unchanged for `'k`.
@@ -134,6 +131,16 @@ pub(crate) trait KeyEntries<'k>: Copy {
     /// instruction, masked loads taking the last few, so that a chunk's check takes no branch
     /// per key.
     fn all_valid(self, isa: Isa) -> bool;
+
+    /// Sets to 1 ("may match") the result of each key that cannot exist, which a batch query
+    /// read as the empty key or not at all.
+    fn answer_invalid(self, results: &mut [u8]) {
+        for ((ptr, len), result) in self.iter().zip(results) {
+            if !can_borrow(ptr, len) {
+                *result = 1;
+            }
+        }
+    }
 }
 
 /// A C API call's two arrays: key pointers, and key lengths.

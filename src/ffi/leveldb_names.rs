@@ -1,40 +1,23 @@
 //! leveldb's C API names (`leveldb_filterpolicy_*`, `leveldb_free`) and the extensions under
-//! leveldb's prefix (`leveldb_filterblock_*`), built with the `leveldb-c-api` feature (a
-//! default). Each is the `leveldb_bloom_*` function of the same name past the prefix, over the
-//! same objects, except that where leveldb's own C API is loaded, `leveldb_filterpolicy_create`
-//! and `_create_bloom` return an object of leveldb's (in_leveldb/wrap.rs).
+//! leveldb's prefix (`leveldb_filterblock_*`), with the `leveldb-c-api` feature (a default): each
+//! the `leveldb_bloom_*` function of the same name past the prefix, over the same objects.
 //!
-//! The names that only forward are written once, in the list `forward_to_own_names!` makes them
-//! from; the single query's calls a body that looks for leveldb's objects first. cbindgen does
-//! not expand macros: tests/header.rs hands it the list as written, each item a declaration with
-//! its doc, for the header; the signatures beside the own names' are the second copy it needs.
-//! `create_bloom` and `create` do more, and are written out.
+//! `create_bloom` and `create` are written out: where leveldb's own C API is loaded, they return
+//! an object of leveldb's (in_leveldb/wrap.rs). The rest only forward, made from one list by
+//! `forward_to_own_names!`; the single query forwards to a body that looks for leveldb's objects
+//! first. cbindgen does not expand macros, so tests/header.rs hands it the list as written: its
+//! signatures, beside the own names', are the second copy the header needs.
 //!
-//! All in one module, so that a build without the feature has none of them, and the static
-//! library keeps them in one object: linked with leveldb's `libleveldb.a` too, any of them
-//! brings leveldb's names along, and the link stops at their clash.
+//! One module, so that a build without the feature has none of them, and the static library
+//! keeps them in one object: linked with leveldb's `libleveldb.a` too, any of them brings all of
+//! leveldb's names along, and the link stops at their clash.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use crate::ffi::filterblock_builder::{
-    leveldb_bloom_filterblock_builder_add_key, leveldb_bloom_filterblock_builder_create,
-    leveldb_bloom_filterblock_builder_destroy, leveldb_bloom_filterblock_builder_finish,
-    leveldb_bloom_filterblock_builder_start_block,
-};
-use crate::ffi::filterblock_reader::{
-    leveldb_bloom_filterblock_key_may_match, leveldb_bloom_filterblock_key_may_match_batch,
-};
-use crate::ffi::filterpolicy::{
-    leveldb_bloom_create_filter_fn, leveldb_bloom_destructor_fn, leveldb_bloom_filterpolicy_create,
-    leveldb_bloom_filterpolicy_create_bloom, leveldb_bloom_filterpolicy_destroy,
-    leveldb_bloom_filterpolicy_name, leveldb_bloom_free, leveldb_bloom_key_may_match_fn,
-    leveldb_bloom_name_fn,
-};
-use crate::ffi::filterpolicy_create_filter::leveldb_bloom_filterpolicy_create_filter;
-use crate::ffi::filterpolicy_key_may_match::{
-    key_may_match_leveldb_first, leveldb_bloom_filterpolicy_key_may_match_batch,
-};
+// The own names and types, which every item here calls or takes (mod.rs re-exports them).
+use super::*;
+use crate::ffi::filterpolicy_key_may_match::key_may_match_leveldb_first;
 use crate::ffi::in_leveldb::wrap::for_leveldb;
 use crate::no_unwind::ffi_boundary;
 

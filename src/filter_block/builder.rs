@@ -1,6 +1,6 @@
 //! leveldb's `FilterBlockBuilder`.
 
-use super::{BlockKeys, FilterBlockError, FilterPolicy, MAX_BLOCK_OFFSET};
+use super::{BlockKeys, FilterBlockError, FilterPolicy, MAX_BLOCK_OFFSET, PackedKeys};
 use crate::block_format::{append_trailer, filter_index, trailer_len};
 
 /// leveldb's `FilterBlockBuilder`: the same bytes for the same calls, `(start_block add_key*)*
@@ -11,10 +11,7 @@ pub struct FilterBlockBuilder<P> {
     /// The pending keys' bytes, and where each ends.
     keys: Vec<u8>,
     key_ends: Vec<usize>,
-    /// The filters built so far.
-    result: Vec<u8>,
-    /// Where each filter starts in `result`, as leveldb's `uint32_t` keeps it.
-    filter_offsets: Vec<u32>,
+    filters: Filters,
 }
 
 impl<P: FilterPolicy> FilterBlockBuilder<P> {
@@ -25,9 +22,61 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
             policy,
             keys: Vec::new(),
             key_ends: Vec::new(),
-            result: Vec::new(),
-            filter_offsets: Vec::new(),
+            filters: Filters::default(),
         }
+    }
+
+    /// The block a builder makes of `keys` with `start_block(block_offset)` called where
+    /// `keys_before` of them have been added, for each of `starts` in order, then `finish`:
+    /// from keys a caller already holds in one buffer (a table's, as a reader decodes them),
+    /// which are not copied.
+    ///
+    /// ```
+    /// use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, PackedKeys};
+    ///
+    /// // Two data blocks, at 0 ("apple") and at 3000 ("cherry"), which ends at 5000; each key
+    /// // followed by 2 bytes that are not filtered.
+    /// let policy = BloomPolicy::new(10);
+    /// let keys = PackedKeys::new(b"apple..cherry..", &[7, 15], 2).unwrap();
+    /// let block = FilterBlockBuilder::build_packed(policy, keys, [(0, 0), (3000, 1), (5000, 2)])?;
+    ///
+    /// let mut builder = FilterBlockBuilder::new(policy);
+    /// builder.start_block(0)?;
+    /// builder.add_key(b"apple")?;
+    /// builder.start_block(3000)?;
+    /// builder.add_key(b"cherry")?;
+    /// builder.start_block(5000)?;
+    /// assert_eq!(block, builder.finish()?);
+    /// # Ok::<(), leveldb_bloom::FilterBlockError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FilterBlockBuilder::start_block`]'s and [`FilterBlockBuilder::finish`]'s.
+    ///
+    /// # Panics
+    /// If a `keys_before` is past the keys or less than the one before it.
+    pub fn build_packed(
+        policy: P,
+        keys: PackedKeys<'_>,
+        starts: impl IntoIterator<Item = (u64, usize)>,
+    ) -> Result<Vec<u8>, FilterBlockError> {
+        let mut filters = Filters::default();
+        // The first key not in a filter yet, and the last start's keys_before.
+        let (mut pending, mut added) = (0, 0);
+        for (block_offset, keys_before) in starts {
+            assert!(
+                (added..=keys.len()).contains(&keys_before),
+                "build_packed: keys_before {keys_before} is not in {added}..={}",
+                keys.len()
+            );
+            added = keys_before;
+            if filters.start_block(&policy, block_offset, keys.range(pending..added))? {
+                pending = added;
+            }
+        }
+        filters.flush(&policy, keys.range(pending..keys.len()))?;
+        filters.append_trailer()?;
+        Ok(filters.result)
     }
 
     /// The data block at `block_offset` starts: the filters of every 2 KB range before its own
@@ -39,25 +88,14 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// previous call's; [`FilterBlockError::OutOfMemory`], or the policy's error. The builder is
     /// unchanged then.
     pub fn start_block(&mut self, block_offset: u64) -> Result<(), FilterBlockError> {
-        if block_offset > MAX_BLOCK_OFFSET {
-            return Err(FilterBlockError::OffsetTooLarge { block_offset });
+        let pending = BlockKeys::packed(&self.keys, &self.key_ends);
+        if self
+            .filters
+            .start_block(&self.policy, block_offset, pending)?
+        {
+            self.keys.clear();
+            self.key_ends.clear();
         }
-        let index = filter_index(block_offset);
-        let built = self.filter_offsets.len() as u64;
-        if index < built {
-            return Err(FilterBlockError::OffsetBackwards { block_offset });
-        }
-        if index == built {
-            return Ok(());
-        }
-        let new = usize::try_from(index - built).map_err(|_| FilterBlockError::OutOfMemory)?;
-        // Reserved first, so that a failure changes nothing.
-        self.filter_offsets.try_reserve(new)?;
-        self.generate_filter()?;
-        // The rest are empty: each starts where the filters built so far end.
-        let offset = self.result.len() as u32;
-        self.filter_offsets
-            .resize(self.filter_offsets.len() + new - 1, offset);
         Ok(())
     }
 
@@ -102,7 +140,7 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// [`FilterBlockError::OutOfMemory`], or the policy's error.
     pub fn finish(mut self) -> Result<Vec<u8>, FilterBlockError> {
         self.complete()?;
-        Ok(self.result)
+        Ok(self.filters.result)
     }
 
     /// [`FilterBlockBuilder::finish`] for a builder that outlives its block (the C API's):
@@ -113,8 +151,8 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
         copy: impl FnOnce(&[u8]) -> Option<T>,
     ) -> Result<T, FilterBlockError> {
         let trailer_at = self.complete()?;
-        copy(&self.result).ok_or_else(|| {
-            self.result.truncate(trailer_at);
+        copy(&self.filters.result).ok_or_else(|| {
+            self.filters.result.truncate(trailer_at);
             FilterBlockError::OutOfMemory
         })
     }
@@ -123,30 +161,91 @@ impl<P: FilterPolicy> FilterBlockBuilder<P> {
     /// the trailer starts. On error the trailer is not there, and the pending filter is built
     /// or not: either way, the same block comes of finishing.
     fn complete(&mut self) -> Result<usize, FilterBlockError> {
-        if !self.key_ends.is_empty() {
-            self.filter_offsets.try_reserve(1)?;
-            self.generate_filter()?;
-        }
-        let trailer =
-            trailer_len(self.filter_offsets.len()).ok_or(FilterBlockError::OutOfMemory)?;
-        self.result.try_reserve_exact(trailer)?;
-        let trailer_at = self.result.len();
-        append_trailer(&mut self.result, &self.filter_offsets);
-        Ok(trailer_at)
-    }
-
-    /// leveldb's `GenerateFilter`: the filter of the pending keys (none: an empty one) and its
-    /// offset. The caller has reserved room for the offset.
-    fn generate_filter(&mut self) -> Result<(), FilterBlockError> {
-        // leveldb's `uint32_t` takes the low 32 bits of the position.
-        let offset = self.result.len() as u32;
-        if !self.key_ends.is_empty() {
-            let keys = BlockKeys::packed(&self.keys, &self.key_ends);
-            self.policy.create_filter(keys, &mut self.result)?;
+        let pending = BlockKeys::packed(&self.keys, &self.key_ends);
+        if self.filters.flush(&self.policy, pending)? {
             self.keys.clear();
             self.key_ends.clear();
         }
-        self.filter_offsets.push(offset);
+        self.filters.append_trailer()
+    }
+}
+
+/// The filters built so far and where each starts: what a builder and
+/// [`FilterBlockBuilder::build_packed`] share, each calling with its pending keys.
+#[derive(Debug, Default)]
+struct Filters {
+    result: Vec<u8>,
+    /// Where each filter starts in `result`, as leveldb's `uint32_t` keeps it.
+    offsets: Vec<u32>,
+}
+
+impl Filters {
+    /// leveldb's `StartBlock` with the `pending` keys: true if their filter was built (then
+    /// they are no longer pending), false if the block is in the same 2 KB range as the
+    /// previous one. Errors as [`FilterBlockBuilder::start_block`]; nothing changes then.
+    fn start_block(
+        &mut self,
+        policy: &impl FilterPolicy,
+        block_offset: u64,
+        pending: BlockKeys<'_>,
+    ) -> Result<bool, FilterBlockError> {
+        if block_offset > MAX_BLOCK_OFFSET {
+            return Err(FilterBlockError::OffsetTooLarge { block_offset });
+        }
+        let index = filter_index(block_offset);
+        let built = self.offsets.len() as u64;
+        if index < built {
+            return Err(FilterBlockError::OffsetBackwards { block_offset });
+        }
+        if index == built {
+            return Ok(false);
+        }
+        let new = usize::try_from(index - built).map_err(|_| FilterBlockError::OutOfMemory)?;
+        // Reserved first, so that a failure changes nothing.
+        self.offsets.try_reserve(new)?;
+        self.generate_filter(policy, pending)?;
+        // The rest are empty: each starts where the filters built so far end.
+        let offset = self.result.len() as u32;
+        self.offsets.resize(self.offsets.len() + new - 1, offset);
+        Ok(true)
+    }
+
+    /// The filter of the `pending` keys, if there are any: true if it was built.
+    fn flush(
+        &mut self,
+        policy: &impl FilterPolicy,
+        pending: BlockKeys<'_>,
+    ) -> Result<bool, FilterBlockError> {
+        if pending.is_empty() {
+            return Ok(false);
+        }
+        self.offsets.try_reserve(1)?;
+        self.generate_filter(policy, pending)?;
+        Ok(true)
+    }
+
+    /// Appends the trailer to the filters; returns where it starts.
+    fn append_trailer(&mut self) -> Result<usize, FilterBlockError> {
+        let trailer = trailer_len(self.offsets.len()).ok_or(FilterBlockError::OutOfMemory)?;
+        self.result.try_reserve_exact(trailer)?;
+        let trailer_at = self.result.len();
+        append_trailer(&mut self.result, &self.offsets);
+        Ok(trailer_at)
+    }
+
+    /// leveldb's `GenerateFilter`: the filter of `keys` (none: an empty one) and its offset.
+    /// The caller has reserved room for the offset.
+    fn generate_filter(
+        &mut self,
+        policy: &impl FilterPolicy,
+        keys: BlockKeys<'_>,
+    ) -> Result<(), FilterBlockError> {
+        // leveldb's `uint32_t` takes the low 32 bits of the position.
+        let offset = self.result.len() as u32;
+        if !keys.is_empty() {
+            policy.create_filter(keys, &mut self.result)?;
+        }
+        self.offsets.push(offset);
         Ok(())
     }
 }

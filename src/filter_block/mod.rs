@@ -66,15 +66,16 @@ impl From<std::collections::TryReserveError> for FilterBlockError {
 }
 
 /// The keys of one filter, as a [`FilterPolicy`] is given them: a builder's, held as leveldb's
-/// builder holds them (one buffer of their bytes, and where each key ends), or any slice of keys
-/// ([`BlockKeys::new`]), which a policy wrapping another hands to it.
+/// builder holds them (one buffer of their bytes, and where each key ends), a range of
+/// [`PackedKeys`], or any slice of keys ([`BlockKeys::new`]), which a policy wrapping another
+/// hands to it.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockKeys<'a>(Stored<'a>);
 
 #[derive(Clone, Copy, Debug)]
 enum Stored<'a> {
-    /// A builder's keys: their bytes back to back, and where each ends.
-    Packed { bytes: &'a [u8], ends: &'a [usize] },
+    /// Keys back to back in one buffer: a builder's, or the caller's.
+    Packed(PackedKeys<'a>),
     /// Keys from [`BlockKeys::new`].
     Slices(&'a [&'a [u8]]),
 }
@@ -128,14 +129,19 @@ impl<'a> BlockKeys<'a> {
     /// A builder's keys: their bytes back to back, and where each ends (ascending, the last at
     /// most `bytes.len()`).
     pub(crate) fn packed(bytes: &'a [u8], ends: &'a [usize]) -> Self {
-        BlockKeys(Stored::Packed { bytes, ends })
+        BlockKeys(Stored::Packed(PackedKeys {
+            bytes,
+            start: 0,
+            ends,
+            suffix: 0,
+        }))
     }
 
     /// How many keys there are, duplicates included.
     #[must_use]
     pub fn len(&self) -> usize {
         match self.0 {
-            Stored::Packed { ends, .. } => ends.len(),
+            Stored::Packed(keys) => keys.len(),
             Stored::Slices(keys) => keys.len(),
         }
     }
@@ -150,7 +156,7 @@ impl<'a> BlockKeys<'a> {
     #[must_use]
     pub fn iter(&self) -> BlockKeysIter<'a> {
         BlockKeysIter(match self.0 {
-            Stored::Packed { bytes, ends } => KeysIter::Packed(PackedKeys::new(bytes, ends)),
+            Stored::Packed(keys) => KeysIter::Packed(keys.iter()),
             Stored::Slices(keys) => KeysIter::Slices(keys.iter()),
         })
     }
@@ -171,7 +177,7 @@ pub struct BlockKeysIter<'a>(KeysIter<'a>);
 
 #[derive(Clone, Debug)]
 enum KeysIter<'a> {
-    Packed(PackedKeys<'a>),
+    Packed(PackedIter<'a>),
     Slices(std::slice::Iter<'a, &'a [u8]>),
 }
 
@@ -198,31 +204,102 @@ impl ExactSizeIterator for BlockKeysIter<'_> {}
 
 impl std::iter::FusedIterator for BlockKeysIter<'_> {}
 
-/// A builder's keys, read from their buffer.
-#[derive(Clone, Debug)]
-struct PackedKeys<'a> {
+/// Keys back to back in one buffer, as a table reader decodes a table's keys, each filtered less
+/// the same number of last bytes (a database's internal keys less their 8-byte tag, as leveldb's
+/// `InternalFilterPolicy` strips it): [`FilterBlockBuilder::build_packed`] builds their filter
+/// block where they are, with no copy of them.
+#[derive(Clone, Copy, Debug)]
+pub struct PackedKeys<'a> {
     bytes: &'a [u8],
-    ends: std::slice::Iter<'a, usize>,
+    /// Where the first key starts in `bytes`.
     start: usize,
+    /// Where each key ends in `bytes`, its suffix included.
+    ends: &'a [usize],
+    /// How many last bytes of each key are not filtered.
+    suffix: usize,
 }
 
 impl<'a> PackedKeys<'a> {
-    fn new(bytes: &'a [u8], ends: &'a [usize]) -> Self {
-        PackedKeys {
+    /// The keys in `bytes`, the first starting at 0 and each ending where `ends` says, filtered
+    /// less their last `suffix` bytes. None unless `ends` ascend, the last is at most
+    /// `bytes.len()`, and each key is at least `suffix` bytes long.
+    ///
+    /// ```
+    /// use leveldb_bloom::PackedKeys;
+    ///
+    /// // "apple" and "cherry", each with a 2-byte suffix that is not filtered.
+    /// let keys = PackedKeys::new(b"apple..cherry..", &[7, 15], 2).unwrap();
+    /// assert_eq!(keys.len(), 2);
+    /// assert!(PackedKeys::new(b"apple..cherry..", &[7, 8], 2).is_none());
+    /// ```
+    #[must_use]
+    pub fn new(bytes: &'a [u8], ends: &'a [usize], suffix: usize) -> Option<Self> {
+        let mut start = 0;
+        for &end in ends {
+            if end.checked_sub(start)? < suffix {
+                return None;
+            }
+            start = end;
+        }
+        (start <= bytes.len()).then_some(PackedKeys {
             bytes,
-            ends: ends.iter(),
             start: 0,
+            ends,
+            suffix,
+        })
+    }
+
+    /// How many keys there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no keys.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The keys `range` of these, as the keys of one filter.
+    fn range(&self, range: std::ops::Range<usize>) -> BlockKeys<'a> {
+        let start = match range.start.checked_sub(1) {
+            Some(before) => self.ends[before],
+            None => self.start,
+        };
+        BlockKeys(Stored::Packed(PackedKeys {
+            start,
+            ends: &self.ends[range],
+            ..*self
+        }))
+    }
+
+    fn iter(&self) -> PackedIter<'a> {
+        PackedIter {
+            bytes: self.bytes,
+            ends: self.ends.iter(),
+            start: self.start,
+            suffix: self.suffix,
         }
     }
 }
 
-impl<'a> Iterator for PackedKeys<'a> {
+/// Packed keys, read from their buffer.
+#[derive(Clone, Debug)]
+struct PackedIter<'a> {
+    bytes: &'a [u8],
+    ends: std::slice::Iter<'a, usize>,
+    start: usize,
+    suffix: usize,
+}
+
+impl<'a> Iterator for PackedIter<'a> {
     type Item = &'a [u8];
 
     #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
         let end = *self.ends.next()?;
-        let key = &self.bytes[self.start..end];
+        let key = &self.bytes[self.start..end - self.suffix];
         self.start = end;
         Some(key)
     }
@@ -303,9 +380,7 @@ impl FilterPolicy for BloomPolicy {
         // keys with its own iterator, so that reading a key takes no branch on the kind.
         let out = &mut dst[start..];
         match keys.0 {
-            Stored::Packed { bytes, ends } => {
-                self.fill_filter_from(PackedKeys::new(bytes, ends), out)
-            }
+            Stored::Packed(keys) => self.fill_filter_from(keys.iter(), out),
             Stored::Slices(keys) => self.fill_filter_from(keys.iter().copied(), out),
         };
         Ok(())

@@ -155,3 +155,42 @@ fn batches_answer_as_single_queries_in_any_order() {
         }
     }
 }
+
+#[test]
+fn packed_keys_are_checked_and_build_the_builders_block() {
+    // Ends that go back, run past the bytes, or leave a key shorter than its suffix.
+    assert!(PackedKeys::new(b"abcdef", &[4, 2], 0).is_none());
+    assert!(PackedKeys::new(b"abcdef", &[4, 7], 0).is_none());
+    assert!(PackedKeys::new(b"abcdef", &[4, 5], 2).is_none());
+    assert!(PackedKeys::new(b"", &[], 5).is_some_and(|keys| keys.is_empty()));
+    let policy = BloomPolicy::new(10);
+    let none = PackedKeys::new(b"", &[], 0).unwrap();
+    assert_eq!(
+        FilterBlockBuilder::build_packed(policy, none, []).unwrap(),
+        [0, 0, 0, 0, 11]
+    );
+    // Keys before the first start, two blocks in one 2 KB range, ranges skipped, a key left
+    // for finish: the builder's calls, in the same order.
+    let bytes = b"foo#bar#box#box#hello#";
+    let keys = PackedKeys::new(bytes, &[4, 8, 12, 16, 22], 1).unwrap();
+    let starts = [(0, 1), (2000, 2), (3100, 3), (9000, 4)];
+    let packed = FilterBlockBuilder::build_packed(policy, keys, starts).unwrap();
+    let mut builder = FilterBlockBuilder::new(policy);
+    builder.add_key(b"foo").unwrap();
+    for (offset, key) in [(0, "bar"), (2000, "box"), (3100, "box"), (9000, "hello")] {
+        builder.start_block(offset).unwrap();
+        builder.add_key(key.as_bytes()).unwrap();
+    }
+    assert_eq!(packed, builder.finish().unwrap());
+    assert_eq!(
+        FilterBlockBuilder::build_packed(policy, keys, [(5000, 0), (1000, 1)]),
+        Err(FilterBlockError::OffsetBackwards { block_offset: 1000 })
+    );
+}
+
+#[test]
+#[should_panic(expected = "build_packed: keys_before 1 is not in 2..=5")]
+fn packed_starts_going_back_panic() {
+    let keys = PackedKeys::new(b"abcde", &[1, 2, 3, 4, 5], 0).unwrap();
+    let _ = FilterBlockBuilder::build_packed(BloomPolicy::new(10), keys, [(0, 2), (3000, 1)]);
+}

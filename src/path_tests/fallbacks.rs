@@ -1,5 +1,5 @@
-//! Where no caller leads the kernels: the fallbacks that keep them free of panics (see
-//! docs/PERFORMANCE.md, The C++ shim) still answer as the oracle, or set every bit so that no
+//! Where no caller leads the kernels: the fallbacks that keep them free of panics (so that the
+//! C++ shim links no panic machinery) still answer as the oracle, or set every bit so that no
 //! key is missed, and touch nothing outside their array.
 
 use super::*;

@@ -10,9 +10,14 @@ use crate::capture;
 
 /// Runs `cmd` to its end and prints its output to the test's.
 pub fn output(cmd: &mut Command) -> Output {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
+    let result = cmd.output();
+    printed(cmd, result)
+}
+
+/// What `cmd` ended with, `result` (its `Command::output`, on another thread say), its output
+/// printed to the test's on this thread, as [`output`] prints it.
+pub fn printed(cmd: &Command, result: std::io::Result<Output>) -> Output {
+    let output = result.unwrap_or_else(|e| panic!("{cmd:?} could not start: {e}"));
     capture::print(&String::from_utf8_lossy(&output.stdout));
     capture::eprint(&String::from_utf8_lossy(&output.stderr));
     output

@@ -5,13 +5,13 @@
 //! leveldb's `leveldb_filterpolicy_create` over callbacks into the policy of this library's they
 //! would otherwise return (wrap.rs), and every function here finds that policy behind it
 //! (registry.rs). This file is what the policy functions below leveldb's names ask of it; wrap.rs,
-//! which makes leveldb's objects over ours, is above them.
+//! which makes leveldb's objects over this library's, is above them.
 //!
 //! What this relies on in leveldb, and nothing more:
 //! - its public C API (leveldb/c.h): `leveldb_filterpolicy_create`, called with c.h's arguments in
 //!   c.h's order, and `leveldb_filterpolicy_destroy`, both found with `dlsym` in the object that
 //!   defines `leveldb_options_set_filter_policy` (loaded.rs), and called for nothing but making
-//!   and destroying the objects that wrap ours;
+//!   and destroying the objects that wrap this library's;
 //! - the first word of each of its objects, which every function here reads of any policy given
 //!   it: a vtable pointer, which none of our tags equals (filterpolicy.rs).
 //!
@@ -27,9 +27,8 @@
 //!   (`dlclose`) since its object was made: every call but a query first asks the loader whether
 //!   anything was unloaded since it last asked, and forgets the objects of a leveldb that is gone;
 //!   they are then foreign policies, bad input. A query, asking nothing of the loader (whose lock
-//!   it would take), answers from this library's policy behind such an object until another call has
-//!   asked: that policy stays allocated, as leveldb's destroy, which would free it, can no longer
-//!   run.
+//!   it would take), answers from the policy behind such an object until another call has asked:
+//!   that policy stays allocated, as leveldb's destroy, which would free it, can no longer run.
 //!
 //! leveldb's `leveldb_filterpolicy_create` is C++ and may throw (`std::bad_alloc`): this library
 //! has no C++ to catch it, and Rust does not catch foreign exceptions, so the process aborts, as
@@ -38,6 +37,8 @@
 mod loaded;
 mod registry;
 pub(crate) mod wrap;
+
+pub(crate) use registry::{bloom_at_home, policy_behind};
 
 use std::ffi::c_void;
 
@@ -59,30 +60,13 @@ struct LeveldbCApi {
 
 /// What leveldb's object holds as its state: what its callbacks and its destruction need.
 pub(super) struct Link {
-    /// The policy of ours behind it, destroyed with it: a `leveldb_bloom_filterpolicy_t`, known
-    /// here by its address only.
+    /// This library's policy behind it, destroyed with it: a `leveldb_bloom_filterpolicy_t`,
+    /// known here by its address only.
     policy: *mut c_void,
     /// leveldb's object: known once made.
     outer: *mut c_void,
     /// The leveldb that made it.
     leveldb: &'static LeveldbCApi,
-}
-
-/// Whether leveldb's object `outer` is in the single query's index, which holds the objects
-/// wrapping a bloom policy of ours: the single query's check, which reads nothing of `outer`,
-/// reads the registry without a lock, asks nothing of the loader and calls nothing. `false` for
-/// NULL and for objects that are not leveldb's, and sends the query to its slower path, which
-/// finds any object.
-#[inline(always)]
-pub(crate) fn bloom_at_home(outer: *const c_void) -> bool {
-    registry::bloom_at_home(outer)
-}
-
-/// The policy behind leveldb's object `outer`, if the registry knows it: for queries,
-/// which read the registry without a lock and ask nothing of the loader.
-#[inline(always)]
-pub(crate) fn policy_behind(outer: *const c_void) -> Option<*const c_void> {
-    registry::policy_behind(outer)
 }
 
 /// Forgets the objects of every leveldb unloaded since the last call: calls that are not queries
@@ -92,8 +76,8 @@ pub(crate) fn forget_unloaded() {
 }
 
 /// Destroys leveldb's object `outer` through leveldb's own `leveldb_filterpolicy_destroy`, if
-/// the registry knows it (its destructor then forgets it and destroys ours); any other is left
-/// alone.
+/// the registry knows it (its destructor then forgets it and destroys the policy behind it); any
+/// other is left alone.
 ///
 /// # Safety
 /// `outer` must not be used again if the registry knows it.

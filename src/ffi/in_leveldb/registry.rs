@@ -40,7 +40,7 @@ const EMPTY: usize = 0;
 struct Slot {
     /// The object's address, or [`EMPTY`].
     outer: AtomicUsize,
-    /// The address of the policy of ours behind it: what readers want.
+    /// The address of this library's policy behind it: what readers want.
     policy: AtomicPtr<c_void>,
     /// What made it: what the writers want.
     link: AtomicPtr<Link>,
@@ -180,19 +180,20 @@ impl Writer {
     }
 }
 
-/// Whether leveldb's object `outer` is in [`BLOOM_HOMES`]: it wraps a bloom policy of ours. The
-/// single query's lookup, which looks no farther, so that it calls nothing (an object not there is
-/// found by [`policy_behind`], on the query's slower path). `false` for NULL, and for any live
-/// object that is not leveldb's: the index holds live objects of leveldb's only.
+/// Whether leveldb's object `outer` is in [`BLOOM_HOMES`], which holds objects wrapping a bloom
+/// policy of this library: the single query's check, which reads nothing of `outer` and calls
+/// nothing. `false` for NULL and for any live object not leveldb's; an object not in the index
+/// is found by [`policy_behind`].
 #[inline(always)]
-pub(super) fn bloom_at_home(outer: *const c_void) -> bool {
+pub(crate) fn bloom_at_home(outer: *const c_void) -> bool {
     // Relaxed: nothing is read behind the entry.
     outer.addr() != EMPTY && bloom_home(outer.addr()).load(Relaxed) == outer.addr()
 }
 
-/// The policy behind leveldb's object `outer`, if the registry knows it.
+/// The policy behind leveldb's object `outer`, if the registry knows it: with atomic loads only,
+/// for queries, which take no lock and ask nothing of the loader.
 #[inline(always)]
-pub(super) fn policy_behind(outer: *const c_void) -> Option<*const c_void> {
+pub(crate) fn policy_behind(outer: *const c_void) -> Option<*const c_void> {
     // SAFETY: CURRENT is NULL or a table from Box::into_raw, never freed.
     let table = unsafe { CURRENT.load(Acquire).as_ref() }?;
     let slot = table.find(outer.addr())?;

@@ -25,8 +25,8 @@ pub(super) type CreateFn = unsafe extern "C-unwind" fn(
     name: leveldb_bloom_name_fn,
 ) -> *mut c_void;
 
-/// Our `policy` (from `leveldb_bloom_filterpolicy_create_bloom` or `_create`, or
-/// NULL), as a `leveldb_filterpolicy_t`: where leveldb's C API is loaded, an object of leveldb's
+/// `policy` (from `leveldb_bloom_filterpolicy_create_bloom` or `_create`, or NULL), as a
+/// `leveldb_filterpolicy_t`: where leveldb's C API is loaded, an object of leveldb's
 /// wrapping it, which leveldb can use and every function here takes for it; elsewhere `policy`
 /// itself. NULL if memory runs out, and then a custom policy's destructor does not run.
 ///
@@ -88,7 +88,7 @@ unsafe fn wrap(
     // SAFETY: from `into_raw` above; leveldb calls nothing with it before the object is handed
     // out.
     unsafe { (*link).outer = outer };
-    // SAFETY: a policy of ours, live.
+    // SAFETY: this library's policy, live.
     let bloom = unsafe { is_bloom(policy) };
     slot.register(outer, policy.cast(), bloom, link);
     outer
@@ -116,7 +116,7 @@ unsafe fn policy_of(state: *mut c_void) -> *mut leveldb_bloom_filterpolicy_t {
     unsafe { (*state.cast::<Link>()).policy.cast() }
 }
 
-/// leveldb's `CreateFilter`, into the `std::string` it appends our filter to.
+/// leveldb's `CreateFilter`, into the `std::string` it appends the filter to.
 unsafe extern "C" fn create_filter_for_leveldb(
     state: *mut c_void,
     key_array: *const *const c_char,
