@@ -27,10 +27,9 @@ pub struct Options {
 /// Hidden keys listed per table; the rest are counted.
 const HIDDEN_LISTED: usize = 100;
 
-/// Absent keys asked per table at least, for the false-positive rate: every key of a small
-/// table, an evenly spread sample of a large one (a few thousand per table are enough for the
-/// rate of a database, and keep the check near the speed of its reads).
-const ABSENT_QUERIES: usize = 4096;
+/// Absent keys asked per table, at least, for the false-positive rate: every key of a small
+/// table, an evenly spread sample of a large one (docs/CHECK.md says why 1,024 are enough).
+const ABSENT_QUERIES: usize = 1024;
 
 /// What checking a table found.
 pub struct TableReport {
@@ -324,21 +323,28 @@ fn data_keys(
             whole = false;
         }
         // The block's keys, still in cache: each long enough for its tag, and after the one
-        // before it.
+        // before it (the previous block's last, for the first).
         let mut short_key = None;
-        for i in first..keys.ends.len() {
-            let len = keys.key(i).len();
-            if len < strip {
-                short_key.get_or_insert(len);
+        let mut start = first.checked_sub(1).map_or(0, |last| keys.ends[last]);
+        let mut previous = first.checked_sub(1).map(|last| {
+            let key = keys.key(last);
+            &key[..key.len().saturating_sub(strip)]
+        });
+        let mut sorted = keys.sorted;
+        for &end in &keys.ends[first..] {
+            let key = &keys.bytes[start..end];
+            start = end;
+            let Some(user_len) = key.len().checked_sub(strip) else {
+                short_key.get_or_insert(key.len());
+                continue;
+            };
+            let user = &key[..user_len];
+            if let Some(previous) = previous.filter(|_| sorted) {
+                sorted = bytewise(previous, user).is_le();
             }
-            if i > 0 && keys.sorted {
-                let user = |i: usize| {
-                    let key = keys.key(i);
-                    &key[..key.len().saturating_sub(strip)]
-                };
-                keys.sorted = bytewise(user(i - 1), user(i)).is_le();
-            }
+            previous = Some(user);
         }
+        keys.sorted = sorted;
         if let Some(len) = short_key {
             checked.corruption.push(
                 Error {
@@ -565,7 +571,7 @@ fn measure_false_positives(
                 high = middle;
             }
         }
-        low < n && user_key(low) == key
+        low < n && bytewise(user_key(low), key).is_eq()
     };
     let stride = (n / ABSENT_QUERIES).max(1);
     let mut absent = Vec::new();
@@ -579,8 +585,9 @@ fn measure_false_positives(
                 continue;
             };
             *last = last.wrapping_add(1);
-            // A last byte of 0xff wraps to 0: that key sorts before, found from the start.
-            let from = if *last == 0 { 0 } else { i };
+            // Raised, it sorts after key i; a last byte of 0xff wraps to 0, and that key sorts
+            // before, found from the start.
+            let from = if *last == 0 { 0 } else { i + 1 };
             if in_table(from, &absent) {
                 continue;
             }

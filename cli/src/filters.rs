@@ -2,8 +2,6 @@
 //! they were built with, their false-positive rate in theory, and the filters of the other
 //! writers the check can name.
 
-use std::collections::HashMap;
-
 use leveldb_bloom::{BlockKeys, BloomPolicy, FilterBlockError, FilterPolicy};
 
 /// The name leveldb 1.23 (and every version since 1.5 or so) records its bloom filters under.
@@ -49,24 +47,29 @@ pub fn filters(block: &[u8]) -> Vec<Option<&[u8]>> {
 /// was built from: the one whose filters have their lengths and probe counts (filters of no key
 /// say nothing). Ties go to the smallest; 10, leveldb's usual, when nothing is known.
 pub fn infer_bits_per_key(filters: &[(&[u8], u64)]) -> u32 {
-    // A table's filters come in few shapes (key count, length, probe count): each shape is tried
-    // once per setting, however many filters have it.
-    let mut shapes: HashMap<(u64, usize, Option<u8>), usize> = HashMap::new();
-    for (filter, keys) in filters.iter().filter(|(_, keys)| *keys > 0) {
-        *shapes
-            .entry((*keys, filter.len(), filter.last().copied()))
-            .or_default() += 1;
-    }
+    // A table's filters come in few shapes (probe count, key count, length): each shape is
+    // tried once per setting, however many filters have it.
+    let mut all: Vec<(Option<u8>, u64, usize)> = filters
+        .iter()
+        .filter(|(_, keys)| *keys > 0)
+        .map(|(filter, keys)| (filter.last().copied(), *keys, filter.len()))
+        .collect();
+    all.sort_unstable();
+    let shapes: Vec<_> = all
+        .chunk_by(PartialEq::eq)
+        .map(|same| (same[0], same.len()))
+        .collect();
     let explained = |bits: u32| {
         let policy = BloomPolicy::new(bits);
+        // The probe count first: most settings have another, and are done without a length.
         shapes
             .iter()
-            .filter(|((keys, len, probes), _)| {
-                usize::try_from(*keys)
-                    .ok()
-                    .and_then(|keys| policy.filter_len(keys))
-                    == Some(*len)
-                    && *probes == Some(policy.num_probes())
+            .filter(|((probes, keys, len), _)| {
+                *probes == Some(policy.num_probes())
+                    && usize::try_from(*keys)
+                        .ok()
+                        .and_then(|keys| policy.filter_len(keys))
+                        == Some(*len)
             })
             .map(|(_, filters)| filters)
             .sum::<usize>()
