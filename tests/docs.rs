@@ -129,6 +129,9 @@ fn the_test_map_names_every_test_file() {
     files.extend(files_in("src/path_tests", &[".rs"]));
     files.extend(files_in("fuzz/fuzz_targets", &[".rs"]));
     files.extend(files_in(".ci", &[""]));
+    files.extend(files_in("shim/tests", &[""]));
+    let python = files_in("bindings/python/tests", &[".py"]);
+    files.extend(python.into_iter().filter(|file| file.contains("/test_")));
     assert!(files.len() > 40, "{files:?}");
     let unnamed: Vec<&String> = files
         .iter()
