@@ -22,7 +22,6 @@ impl FilterPolicy for leveldb_bloom_filterpolicy_t {
             PolicyKind::Bloom(bloom) => return FilterPolicy::create_filter(bloom, keys, dst),
             PolicyKind::Custom(custom) => custom,
         };
-        let create_filter = custom.create_filter.ok_or(FilterBlockError::PolicyFailed)?;
         let num_keys = c_int::try_from(keys.len()).map_err(|_| FilterBlockError::TooManyKeys)?;
         let (mut pointers, mut lengths) = (Vec::new(), Vec::new());
         pointers.try_reserve_exact(keys.len())?;
@@ -32,16 +31,9 @@ impl FilterPolicy for leveldb_bloom_filterpolicy_t {
             lengths.push(key.len());
         }
         let mut len = 0;
-        // SAFETY: the callback was given with `state` for this use; both arrays hold `num_keys`
-        // entries describing live keys.
+        // SAFETY: both arrays hold `num_keys` entries describing live keys.
         let filter = unsafe {
-            create_filter(
-                custom.state,
-                pointers.as_ptr(),
-                lengths.as_ptr(),
-                num_keys,
-                &mut len,
-            )
+            custom.create_filter(pointers.as_ptr(), lengths.as_ptr(), num_keys, &mut len)
         };
         if filter.is_null() {
             return Err(FilterBlockError::PolicyFailed);
@@ -59,18 +51,15 @@ impl FilterPolicy for leveldb_bloom_filterpolicy_t {
     fn key_may_match(&self, key: &[u8], filter: &[u8]) -> bool {
         match &self.kind {
             PolicyKind::Bloom(_) => single_query(key, filter) != 0,
-            PolicyKind::Custom(custom) => custom.key_may_match.is_none_or(|key_may_match| {
-                // SAFETY: the callback was given with `state` for this use; both slices live.
-                unsafe {
-                    key_may_match(
-                        custom.state,
-                        key.as_ptr().cast(),
-                        key.len(),
-                        filter.as_ptr().cast(),
-                        filter.len(),
-                    ) != 0
-                }
-            }),
+            // SAFETY: both slices live.
+            PolicyKind::Custom(custom) => unsafe {
+                custom.key_may_match(
+                    key.as_ptr().cast(),
+                    key.len(),
+                    filter.as_ptr().cast(),
+                    filter.len(),
+                )
+            },
         }
     }
 

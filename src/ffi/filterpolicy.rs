@@ -70,13 +70,56 @@ const BLOOM_TAG: u64 = 0xffff_ffff_b100_f117;
 const CUSTOM_TAG: u64 = 0xffff_ffff_c057_0a11;
 const _: () = assert!(std::mem::offset_of!(leveldb_bloom_filterpolicy_t, kind) == 0);
 
+/// A policy of C callbacks. Other files call them through its methods, which hand each its
+/// `state`.
 pub(crate) struct CustomPolicy {
-    pub(crate) state: *mut c_void,
+    state: *mut c_void,
     destructor: leveldb_bloom_destructor_fn,
     // Never None: `leveldb_bloom_filterpolicy_create` refuses them missing.
-    pub(crate) create_filter: leveldb_bloom_create_filter_fn,
-    pub(crate) key_may_match: leveldb_bloom_key_may_match_fn,
+    create_filter: leveldb_bloom_create_filter_fn,
+    key_may_match: leveldb_bloom_key_may_match_fn,
     name: leveldb_bloom_name_fn,
+}
+
+impl CustomPolicy {
+    /// The `create_filter` callback's filter for `n` keys: `malloc`ed, its length in `*len`;
+    /// NULL if it fails.
+    ///
+    /// # Safety
+    /// Both arrays must hold `n` entries, each key its length in readable bytes.
+    pub(crate) unsafe fn create_filter(
+        &self,
+        keys: *const *const c_char,
+        lengths: *const usize,
+        n: c_int,
+        len: &mut usize,
+    ) -> *mut c_char {
+        self.create_filter.map_or(ptr::null_mut(), |create_filter| {
+            // SAFETY: the callback was given with `state` for this use; arguments per the
+            // contract.
+            unsafe { create_filter(self.state, keys, lengths, n, len) }
+        })
+    }
+
+    /// The `key_may_match` callback's answer: false only if the key is certainly not in the
+    /// filter's set.
+    ///
+    /// # Safety
+    /// `key` and `filter` must each point to its length in readable bytes, or be NULL with
+    /// length 0.
+    pub(crate) unsafe fn key_may_match(
+        &self,
+        key: *const c_char,
+        length: usize,
+        filter: *const c_char,
+        filter_length: usize,
+    ) -> bool {
+        self.key_may_match.is_none_or(|key_may_match| {
+            // SAFETY: the callback was given with `state` for this use; arguments per the
+            // contract.
+            unsafe { key_may_match(self.state, key, length, filter, filter_length) != 0 }
+        })
+    }
 }
 
 // SAFETY: the policy only hands `state` to the caller's callbacks. As in leveldb, which calls a

@@ -77,18 +77,9 @@ pub unsafe extern "C" fn leveldb_bloom_filterpolicy_create_filter(
             PolicyKind::Bloom(bloom) => unsafe { bloom_filter_malloc(bloom, keys, filter_length) },
             PolicyKind::Custom(_) if !keys.all_valid(Isa::best()) => ptr::null_mut(),
             PolicyKind::Custom(custom) => {
-                let Some(create_filter) = custom.create_filter else {
-                    return ptr::null_mut();
-                };
-                // SAFETY: the callback was given with `state` for this use; arguments checked.
+                // SAFETY: arguments checked.
                 let filter = unsafe {
-                    create_filter(
-                        custom.state,
-                        key_array,
-                        key_length_array,
-                        num_keys,
-                        filter_length,
-                    )
+                    custom.create_filter(key_array, key_length_array, num_keys, filter_length)
                 };
                 if filter.is_null() {
                     *filter_length = 0;

@@ -159,13 +159,10 @@ unsafe fn answer(
     };
     match &policy.kind {
         PolicyKind::Bloom(_) => single_query(key_bytes, filter_bytes),
-        PolicyKind::Custom(custom) => match custom.key_may_match {
-            // SAFETY: the callback was given with `state` for this use; arguments checked.
-            Some(key_may_match) => unsafe {
-                (key_may_match(custom.state, key, length, filter, filter_length) != 0).into()
-            },
-            None => 1,
-        },
+        PolicyKind::Custom(custom) => {
+            // SAFETY: arguments checked.
+            unsafe { custom.key_may_match(key, length, filter, filter_length) }.into()
+        }
     }
 }
 
