@@ -118,7 +118,7 @@ fn copy(db: &Path, name: &str) -> PathBuf {
 /// (not crashed), printed a report of schema 1 whose exit code is its own, and nothing on stderr
 /// (no progress bar where stderr is not a terminal).
 fn check_json(args: &[&Path]) -> (i32, Value) {
-    let mut cmd = Command::new(leveldb_bloom());
+    let mut cmd = Command::new(leveldb_bloom(&tmp_dir!()));
     cmd.args(["check", "--json"]).args(args);
     let output = process::output(&mut cmd);
     let code = output
@@ -135,7 +135,7 @@ fn check_json(args: &[&Path]) -> (i32, Value) {
 
 /// `leveldb-bloom check ARGS...`'s summary, exit code and errors.
 fn check_summary(args: &[&Path]) -> (i32, String, String) {
-    let mut cmd = Command::new(leveldb_bloom());
+    let mut cmd = Command::new(leveldb_bloom(&tmp_dir!()));
     cmd.arg("check").args(args);
     let output = process::output(&mut cmd);
     let code = output

@@ -395,7 +395,7 @@ fn offsets_out_of_order_or_past_the_keys_panic() {
 
 /// `leveldb-bloom check --json DB`'s exit code and report.
 fn check(db: &Path) -> (i32, serde_json::Value) {
-    let mut cmd = Command::new(leveldb_bloom());
+    let mut cmd = Command::new(leveldb_bloom(&tmp_dir!()));
     cmd.args(["check", "--json"]).arg(db);
     let output = process::output(&mut cmd);
     let report = serde_json::from_slice(&output.stdout).expect("a JSON report");

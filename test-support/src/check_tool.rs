@@ -7,10 +7,13 @@ use std::sync::OnceLock;
 
 use crate::paths::root;
 use crate::process;
+use crate::scratch::TmpDir;
 
 /// The tool's executable, built once per test program with the cargo that runs the tests, in the
-/// same profile and target folder.
-pub fn leveldb_bloom() -> &'static Path {
+/// same profile, in a target folder of its own that the test programs running the tool share
+/// (`tmp_dir`'s `check-tool-cargo`): cargo locks a target folder while it builds there, so in
+/// the tests' own folder this build would wait, idle, for any other cargo building there.
+pub fn leveldb_bloom(tmp_dir: &TmpDir) -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -18,7 +21,9 @@ pub fn leveldb_bloom() -> &'static Path {
         build
             .current_dir(root())
             .args(["build", "--locked", "--package", "leveldb-bloom-cli"])
-            .args(["--bin", "leveldb-bloom", "--message-format=json"]);
+            .args(["--bin", "leveldb-bloom", "--message-format=json"])
+            .arg("--target-dir")
+            .arg(tmp_dir.cargo_target("check-tool-cargo"));
         if !cfg!(debug_assertions) {
             build.arg("--release");
         }
