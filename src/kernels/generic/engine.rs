@@ -84,7 +84,7 @@ pub(crate) use engine_entries;
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn fill_bit_array<
     'k,
     V: Vector<LANES>,
@@ -108,7 +108,7 @@ pub(crate) unsafe fn fill_bit_array<
                     positions,
                     &mut batch,
                     keys,
-                    #[inline(always)]
+                    #[cfg_attr(not(debug_assertions), inline(always))]
                     |batch| batch.set_bits(array),
                 )
             };
@@ -118,7 +118,7 @@ pub(crate) unsafe fn fill_bit_array<
         (large && V::LARGE_ARRAYS == LargeArrays::PrefetchRows).then_some(array.as_ptr());
     for_each_chunk(
         keys,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |chunk, n| {
             // n <= CHUNK; `min` shows the compiler, without a panic path.
             let n = n.min(CHUNK);
@@ -131,7 +131,7 @@ pub(crate) unsafe fn fill_bit_array<
                     hashes,
                     n,
                     prefetch,
-                    #[inline(always)]
+                    #[cfg_attr(not(debug_assertions), inline(always))]
                     |bytes, masks| set_probed_bits(array, &bytes[..n], &masks[..n]),
                 );
             }
@@ -144,7 +144,7 @@ pub(crate) unsafe fn fill_bit_array<
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn may_match_batch<
     'k,
     V: Vector<LANES>,
@@ -172,7 +172,7 @@ pub(crate) unsafe fn may_match_batch<
                 positions,
                 &mut batch,
                 keys,
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |batch| {
                     answered += batch.test_bits(array, &mut results[answered..]);
                 },
@@ -184,7 +184,7 @@ pub(crate) unsafe fn may_match_batch<
     let mut results = results.chunks_mut(CHUNK);
     for_each_chunk(
         keys,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |chunk, n| {
             let out = results.next().expect("one result slot per key");
             let n = n.min(out.len());
@@ -204,7 +204,7 @@ pub(crate) unsafe fn may_match_batch<
                     hashes,
                     n,
                     prefetch,
-                    #[inline(always)]
+                    #[cfg_attr(not(debug_assertions), inline(always))]
                     |bytes, masks| V::test_row(&mut set, &probed_bytes(array, bytes), masks),
                 );
                 V::store_answers(set, out);
@@ -218,7 +218,7 @@ pub(crate) unsafe fn may_match_batch<
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn in_batches<'k, V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
     positions: &ProbePositions,
     batch: &mut ProbeBatch<V, LANES, GROUPS>,
@@ -227,7 +227,7 @@ unsafe fn in_batches<'k, V: Vector<LANES>, const LANES: usize, const GROUPS: usi
 ) {
     for_each_chunk(
         keys,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |chunk, n| {
             // SAFETY: the CPU has V's features, by this function's contract.
             unsafe { batch.add_chunk(positions, chunk, n) };
@@ -296,7 +296,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> ProbeBatch<V, LA
     ///
     /// # Safety
     /// The CPU must have `V`'s features.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn add_chunk(&mut self, positions: &ProbePositions, keys: &[&[u8]; CHUNK], n: usize) {
         debug_assert!(self.last_chunk_keys == CHUNK, "keys after a partial chunk");
         debug_assert_eq!(self.k.get(), usize::from(positions.k));

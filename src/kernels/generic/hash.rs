@@ -14,7 +14,7 @@ use crate::kernels::keys::{NO_KEY, dangles};
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
     keys: &[&[u8]; CHUNK],
     n: usize,
@@ -38,7 +38,7 @@ pub(crate) unsafe fn hash_chunk<V: Vector<LANES>, const LANES: usize, const GROU
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
     keys: &[&[u8]; CHUNK],
     n: usize,
@@ -71,14 +71,14 @@ unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: 
     // key's, or 0.
     unsafe {
         let lane_lens: [V; GROUPS] = array_of(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |g| V::load(&lens[g * LANES..]),
         );
         let m = V::splat(MULTIPLIER);
         // leveldb mixes the length in first, then takes a step per whole word and one for the
         // tail.
         let mut h: [V; GROUPS] = array_of(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |g| V::splat(BLOOM_SEED).xor(lane_lens[g].mul(m)),
         );
         // 32 bytes of every key at a time: 8 words.
@@ -87,7 +87,7 @@ unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: 
             for (g, words) in words.iter_mut().enumerate().take(groups) {
                 let first = g * LANES;
                 *words = V::transpose(array_of(
-                    #[inline(always)]
+                    #[cfg_attr(not(debug_assertions), inline(always))]
                     |i| V::key_row(keys[first + i], lens[first + i], window),
                 ));
             }
@@ -111,7 +111,7 @@ unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: 
                 }
             }
             h = array_of(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |g| V::load(&all[g * LANES..]),
             );
         }
@@ -126,7 +126,7 @@ unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: 
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn hash_group_by_group<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
     keys: &[&[u8]; CHUNK],
     n: usize,
@@ -153,7 +153,7 @@ unsafe fn hash_group_by_group<V: Vector<LANES>, const LANES: usize, const GROUPS
     // SAFETY: the CPU has V's features, by this function's contract.
     unsafe {
         array_of(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |g| V::load(&all[g * LANES..]),
         )
     }
@@ -163,7 +163,7 @@ unsafe fn hash_group_by_group<V: Vector<LANES>, const LANES: usize, const GROUPS
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn hash_row_group<V: Vector<LANES>, const LANES: usize>(group: &[&[u8]; LANES]) -> V {
     debug_assert!(V::MAX_LANE_KEY_LEN <= 32);
     let mut lens = [0u32; LANES];
@@ -179,7 +179,7 @@ unsafe fn hash_row_group<V: Vector<LANES>, const LANES: usize>(group: &[&[u8]; L
         let m = V::splat(MULTIPLIER);
         let mut h = V::splat(BLOOM_SEED).xor(lane_lens.mul(m));
         let words = V::transpose(array_of(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |i| V::key_row(group[i], lens[i], 0),
         ));
         for (j, word) in words.into_iter().enumerate().take(longest.div_ceil(4)) {
@@ -193,7 +193,7 @@ unsafe fn hash_row_group<V: Vector<LANES>, const LANES: usize>(group: &[&[u8]; L
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn step<V: Vector<LANES>, const LANES: usize>(
     h: V,
     word: V,
@@ -217,7 +217,7 @@ unsafe fn step<V: Vector<LANES>, const LANES: usize>(
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn to_array<V: Vector<LANES>, const LANES: usize, const GROUPS: usize>(
     v: &[V; GROUPS],
 ) -> [u32; CHUNK] {

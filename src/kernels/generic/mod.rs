@@ -17,8 +17,10 @@ use rows::ProbeRow;
 /// target features of their own, so every function between the instruction set's entry (compiled
 /// for its features) and an intrinsic must inline into that entry, or the intrinsic becomes a
 /// call. The closures given to it and to the engine's loops are `#[inline(always)]` for the same
-/// reason.
-#[inline(always)]
+/// reason. All of these inline only where `debug_assertions` is off: an unoptimised build gives
+/// every inlined copy stack slots of its own, which made the debug engine's frame outgrow musl's
+/// 128 KB thread stacks.
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn array_of<T: Copy, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
     let mut out = [std::mem::MaybeUninit::<T>::uninit(); N];
     for (i, slot) in out.iter_mut().enumerate() {
@@ -127,7 +129,7 @@ pub(crate) unsafe trait Vector<const LANES: usize>: Copy {
 
     /// Writes the answers of a chunk's first `out.len()` keys, hashed, if the instruction set
     /// has a faster way than rows for this array: true if it did.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn test_small_array<const GROUPS: usize>(
         positions: &ProbePositions,
         hashes: &[Self; GROUPS],

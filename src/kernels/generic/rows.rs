@@ -13,7 +13,7 @@ pub(crate) type ProbeRow = ([u32; CHUNK], [u8; CHUNK]);
 /// # Safety
 /// Every one of `bytes` must be below `array.len()`: no probe is checked here (see
 /// [`RowWriter`], which bounds its rows' bytes).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u8]) {
     let mut set = |(&byte, &mask): (&u32, &u8)| {
         // SAFETY: byte < array.len(), by this function's contract.
@@ -35,7 +35,7 @@ pub(crate) unsafe fn set_probed_bits(array: &mut [u8], bytes: &[u32], masks: &[u
 /// # Safety
 /// Every one of `bytes` must be below `array.len()`: none is checked here ([`RowWriter`] bounds
 /// every lane of the rows it writes).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn probed_bytes(array: &[u8], bytes: &[u32; CHUNK]) -> [u8; CHUNK] {
     let mut probed = [0u8; CHUNK];
     for (probed, byte) in probed.iter_mut().zip(bytes) {
@@ -91,7 +91,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
     ///
     /// # Safety
     /// The CPU must have `V`'s features.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn new(positions: &ProbePositions, hashes: [V; GROUPS]) -> Self {
         const { assert!(GROUPS.is_multiple_of(ROW_PART)) };
         // SAFETY: the CPU has V's features, by this function's contract.
@@ -99,7 +99,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
             RowWriter {
                 // Double hashing: the second hash is the first rotated right by 17 bits.
                 delta: array_of(
-                    #[inline(always)]
+                    #[cfg_attr(not(debug_assertions), inline(always))]
                     |g| hashes[g].rotate_right_17(),
                 ),
                 h: hashes,
@@ -113,7 +113,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
     ///
     /// # Safety
     /// The CPU must have `V`'s features, and `row` must be valid for writes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) unsafe fn write(&mut self, row: *mut ProbeRow) {
         // SAFETY: the CPU has V's features and `row` is valid for writes, by this function's
         // contract.
@@ -143,7 +143,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
 ///
 /// # Safety
 /// The CPU must have `V`'s features.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn for_each_probe_row<
     V: Vector<LANES>,
     const LANES: usize,
