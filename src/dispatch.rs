@@ -2,21 +2,15 @@
 //! has, lowered by `LEVELDB_BLOOM_ISA` if set), and one `match` per operation that hands it to
 //! the portable, AVX2 or AVX-512 kernel, all of one signature.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, c_char};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use crate::format::parse;
+use crate::kernels::keys::Keys;
+use crate::kernels::portable;
 use crate::kernels::positions::ProbePositions;
-use crate::kernels::{CHUNK, portable};
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::{
-    LARGE_ARRAY_BYTES,
-    x86::{avx2, avx512},
-};
-
-// The AVX-512 batch that [`Isa::probe_batch`] hands out.
-#[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::batch::ProbeBatch;
+use crate::kernels::x86::{avx2, avx512};
 
 /// Which kernels run. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +151,7 @@ impl Isa {
     }
 
     /// Writes `bloom_hash(keys[i])` to `hashes[i]`, for the tests (the kernels hash a chunk's keys
-    /// inside their chunk operations).
+    /// inside their operations).
     #[cfg(test)]
     pub(crate) fn hash_keys(self, keys: &[&[u8]], hashes: &mut [u32]) {
         match self {
@@ -167,56 +161,78 @@ impl Isa {
             Isa::Avx2 => unsafe { avx2::hash_keys(keys, hashes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::hash::hash_keys(keys, hashes) },
+            Isa::Avx512 => unsafe { avx512::hash_keys(keys, hashes) },
         }
     }
 
-    /// Sets the bits of the first `n` keys of a chunk.
-    pub(crate) fn fill_chunk(
+    /// Sets the bits of `keys` in `array` (a filter's bit array, zeroed), `positions` made for it.
+    pub(crate) fn fill_bit_array<'k>(
         self,
         positions: &ProbePositions,
-        keys: &[&[u8]; CHUNK],
-        n: usize,
+        keys: impl Keys<'k>,
         array: &mut [u8],
     ) {
         match self {
-            Isa::Portable => portable::fill_chunk(positions, keys, n, array),
+            Isa::Portable => portable::fill_bit_array(positions, keys, array),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::fill_chunk(positions, keys, n, array) },
+            Isa::Avx2 => unsafe { avx2::fill_bit_array(positions, keys, array) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::chunk::fill_chunk(positions, keys, n, array) },
+            Isa::Avx512 => unsafe { avx512::fill_bit_array(positions, keys, array) },
         }
     }
 
-    /// Writes whether each of the first `out.len()` keys of a chunk may match.
-    pub(crate) fn test_chunk(
+    /// Writes whether each of `keys` may match the bit array `array` (with `positions` made for
+    /// it) to `results`, one slot per key.
+    pub(crate) fn may_match_batch<'k>(
         self,
         positions: &ProbePositions,
-        keys: &[&[u8]; CHUNK],
+        keys: impl Keys<'k>,
         array: &[u8],
-        out: &mut [bool],
+        results: &mut [bool],
     ) {
         match self {
-            Isa::Portable => portable::test_chunk(positions, keys, array, out),
+            Isa::Portable => portable::may_match_batch(positions, keys, array, results),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::test_chunk(positions, keys, array, out) },
+            Isa::Avx2 => unsafe { avx2::may_match_batch(positions, keys, array, results) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::chunk::test_chunk(positions, keys, array, out) },
+            Isa::Avx512 => unsafe { avx512::may_match_batch(positions, keys, array, results) },
         }
     }
 
-    /// A batch for the probes of up to `keys` keys in an array past the L2 cache, with AVX-512
-    /// (see [`ProbeBatch`]); None otherwise, or without the memory for it.
-    #[cfg(target_arch = "x86_64")]
-    pub(crate) fn probe_batch(self, array: &[u8], k: u8, keys: usize) -> Option<ProbeBatch> {
+    /// Whether every key of a C caller's two arrays, pointers and lengths, can exist, checked
+    /// with this path's vector instructions; None where it has none for it.
+    #[inline]
+    pub(crate) fn arrays_valid(
+        self,
+        pointers: &[*const c_char],
+        lengths: &[usize],
+    ) -> Option<bool> {
         match self {
+            #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 if array.len() >= LARGE_ARRAY_BYTES => unsafe { ProbeBatch::new(k, keys) },
-            _ => None,
+            Isa::Avx512 => Some(unsafe { avx512::entries::arrays_valid(pointers, lengths) }),
+            _ => {
+                let _ = (pointers, lengths);
+                None
+            }
+        }
+    }
+
+    /// [`Isa::arrays_valid`] for one array of (pointer, length) pairs.
+    #[inline]
+    pub(crate) fn pairs_valid(self, pairs: &[[usize; 2]]) -> Option<bool> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
+            Isa::Avx512 => Some(unsafe { avx512::entries::pairs_valid(pairs) }),
+            _ => {
+                let _ = pairs;
+                None
+            }
         }
     }
 
@@ -248,21 +264,18 @@ impl Isa {
 }
 
 /// leveldb's `KeyMayMatch` for one key on the single-query kernel chosen for this CPU
-/// ([`Isa::single_query_kernel`]), as 0 or 1; None before detection and for a filter without
-/// a bit array or with a reserved k, which the caller answers another way. Its filter is parsed
-/// once, and the kernel reached by a tail jump.
+/// ([`Isa::single_query_kernel`]), as 0 or 1; None before detection, which the caller does
+/// another way. Its filter is parsed once, and the kernel reached by a tail jump.
 #[inline(always)]
 pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> Option<u8> {
     // AVX-512's kernel, the fastest, tested first by a load of its own: the compiler would
     // fold one test of a single load into a `match` that reaches AVX-512 last.
     #[cfg(target_arch = "x86_64")]
     if SINGLE.load(Ordering::Relaxed) == Isa::Avx512 as u8 {
-        let (array, k) = parse(filter).ok()?;
-        return Some(Isa::Avx512.may_match_array(key, array, k));
+        return Some(Isa::Avx512.may_match(key, filter));
     }
     let kernel = Isa::from_u8(SINGLE.load(Ordering::Relaxed))?;
-    let (array, k) = parse(filter).ok()?;
-    Some(kernel.may_match_array(key, array, k))
+    Some(kernel.may_match(key, filter))
 }
 
 /// [`single_query`] whatever the state of detection (it detects), and for any filter.

@@ -55,8 +55,7 @@ pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> u8 {
     }
 }
 
-/// [`single_query`] where no kernel is reached directly: before the path is detected (once per
-/// process), and for filters without a bit array or with a reserved k. Apart, so that the
+/// [`single_query`] before the path is detected (once per process). Apart, so that the
 /// kernels' paths stay short and make no call that would need the key and filter saved across
 /// it. It has no path to a panic either, as the exports the C++ shim calls must not (see
 /// [`ffi_boundary_cannot_panic!`]).

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader, FilterPolicy, PackedKeys};
-use leveldb_bloom_reader::{Block, BlockHandle, Error, Table};
+use leveldb_bloom_reader::{Block, BlockHandle, Error, KeyBuffer, Table};
 
 use crate::filters::{
     GOLEVELDB_POLICY, LEVELDB_POLICY, SignedCharBloom, filters, infer_bits_per_key,
@@ -125,8 +125,7 @@ pub struct Hidden {
 /// thread, its room kept from table to table.
 #[derive(Default)]
 pub struct Keys {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
+    keys: KeyBuffer,
     /// Each data block's offset and the index of its first key.
     blocks: Vec<(u64, usize)>,
     /// Whether the user keys are in bytewise order (leveldb's default comparator's).
@@ -135,15 +134,13 @@ pub struct Keys {
 
 impl Keys {
     fn clear(&mut self) {
-        self.bytes.clear();
-        self.ends.clear();
+        self.keys.clear();
         self.blocks.clear();
         self.sorted = true;
     }
 
     fn key(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[start..self.ends[i]]
+        self.keys.key(i)
     }
 
     /// Each block's offset with the range of its keys' indices.
@@ -152,7 +149,7 @@ impl Keys {
             let end = self
                 .blocks
                 .get(b + 1)
-                .map_or(self.ends.len(), |next| next.1);
+                .map_or(self.keys.len(), |next| next.1);
             (offset, first..end)
         })
     }
@@ -315,9 +312,9 @@ fn data_keys(
             continue;
         };
         whole &= block.checksum_ok;
-        let first = keys.ends.len();
+        let first = keys.keys.len();
         keys.blocks.push((handle.offset, first));
-        let result = block.append_keys(&mut keys.bytes, &mut keys.ends);
+        let result = block.append_keys(&mut keys.keys);
         if let Err(err) = result {
             checked.corruption.push(err.to_string());
             whole = false;
@@ -325,14 +322,15 @@ fn data_keys(
         // The block's keys, still in cache: each long enough for its tag, and after the one
         // before it (the previous block's last, for the first).
         let mut short_key = None;
-        let mut start = first.checked_sub(1).map_or(0, |last| keys.ends[last]);
+        let (bytes, ends) = (keys.keys.bytes(), keys.keys.ends());
+        let mut start = first.checked_sub(1).map_or(0, |last| ends[last]);
         let mut previous = first.checked_sub(1).map(|last| {
             let key = keys.key(last);
             &key[..key.len().saturating_sub(strip)]
         });
         let mut sorted = keys.sorted;
-        for &end in &keys.ends[first..] {
-            let key = &keys.bytes[start..end];
+        for &end in &ends[first..] {
+            let key = &bytes[start..end];
             start = end;
             let Some(user_len) = key.len().checked_sub(strip) else {
                 short_key.get_or_insert(key.len());
@@ -359,7 +357,7 @@ fn data_keys(
             whole = false;
         }
     }
-    checked.keys = keys.ends.len() as u64;
+    checked.keys = keys.keys.len() as u64;
     whole
 }
 
@@ -367,10 +365,10 @@ fn data_keys(
 /// offsets, as leveldb's TableBuilder calls its FilterBlockBuilder; None if the offsets go
 /// backwards, as no table leveldb writes has them, or a key is shorter than `strip`.
 fn rebuild(policy: impl FilterPolicy, keys: &Keys, data_end: u64, strip: usize) -> Option<Vec<u8>> {
-    let packed = PackedKeys::new(&keys.bytes, &keys.ends, strip)?;
+    let packed = PackedKeys::new(keys.keys.bytes(), keys.keys.ends(), strip)?;
     // After the last block, leveldb's TableBuilder starts one at the end of the data.
     let starts = keys.blocks.iter().copied();
-    let starts = starts.chain([(data_end, keys.ends.len())]);
+    let starts = starts.chain([(data_end, keys.keys.len())]);
     FilterBlockBuilder::build_packed(policy, packed, starts).ok()
 }
 
@@ -542,7 +540,7 @@ fn measure_false_positives(
         let key = keys.key(i);
         &key[..key.len() - strip]
     };
-    let n = keys.ends.len();
+    let n = keys.keys.len();
     // A table's user keys are in order under leveldb's bytewise comparator, and a key with its
     // last byte raised sorts a step or two after the key it came from: a search galloping from
     // there finds it. Under another comparator they may be in no such order: a set of them.

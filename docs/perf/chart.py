@@ -6,9 +6,10 @@ draws docs/perf/speedups.svg (the chart), or prints the summary tables with --ta
 
 Each `docs/perf/*.txt` holds the output of `cargo bench --bench vs_leveldb -- block 1M 8M
 --isa=all` (and the same with `--key-len=16`, `--heap-keys`) on one CPU: its first line a `# `
-title naming the CPU, date and commit, each run headed by a `# cargo bench` line. The chart has a
-row of panels per CPU, one per key shape, and in each a bar per path for the build, the single
-query and the batch query of the block, 1M and 8M rows (95% of the queried keys present, where
+title naming the CPU, date and commit, each run headed by a `# cargo bench` line; a row that
+several runs measured (the 8M rows, run three times: they swing between runs) counts by its
+median. The chart has a row of panels per CPU, one per key shape, and in each a bar per path for
+the build, the single query and the batch query of the block, 1M and 8M rows (95% of the queried keys present, where
 leveldb's own query is fastest), against a line at 1x: leveldb itself. Plain Python, no plotting
 library: the chart is a few rectangles.
 """
@@ -17,6 +18,7 @@ import glob
 import html
 import os
 import re
+import statistics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATHS = ["portable", "avx2", "avx512"]
@@ -28,8 +30,9 @@ OPERATIONS = [("build", "build"), ("query, 95% present", "single"),
 
 
 def read(path):
-    """The file's title and {(shape, path, workload, operation): speedup}."""
-    title, shape, isa, rows = None, SHAPES[0], None, {}
+    """The file's title and {(shape, path, workload, operation): speedup}, the median of the
+    runs that measured it."""
+    title, shape, isa, runs = None, SHAPES[0], None, {}
     for line in open(path, encoding="utf-8"):
         if line.startswith("# ") and title is None:
             title = line[2:].strip()
@@ -43,8 +46,8 @@ def read(path):
             isa = m.group(1)
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if line.startswith("|") and len(cells) == 5 and cells[4].endswith("x"):
-            rows[(shape, isa, cells[0], cells[1])] = float(cells[4][:-1])
-    return title or os.path.basename(path), rows
+            runs.setdefault((shape, isa, cells[0], cells[1]), []).append(float(cells[4][:-1]))
+    return title or os.path.basename(path), {k: statistics.median(v) for k, v in runs.items()}
 
 
 def tables(cpus):

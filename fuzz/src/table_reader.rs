@@ -9,7 +9,7 @@
 
 use leveldb_bloom_reader::manifest::{current_manifest, read_manifest};
 use leveldb_bloom_reader::{
-    Block, BlockHandle, FOOTER_LEN, TABLE_MAGIC, Table, append_keys, block_crc, entries,
+    Block, BlockHandle, FOOTER_LEN, KeyBuffer, TABLE_MAGIC, Table, append_keys, block_crc, entries,
 };
 
 /// Blocks a table's index or metaindex points to that are read, at most: more reach no new
@@ -30,7 +30,7 @@ pub fn run(data: &[u8]) {
         }
         2 => {
             let _ = entries(rest, 0, "block", |_, _| {});
-            let _ = append_keys(rest, 0, "block", &mut Vec::new(), &mut Vec::new());
+            let _ = append_keys(rest, 0, "block", &mut KeyBuffer::default());
         }
         3 => {
             let _ = read_manifest(rest);
@@ -56,27 +56,21 @@ fn table(file: &[u8]) {
                 handles.push(handle);
             }
         });
-        let (mut keys, mut ends) = (Vec::new(), Vec::new());
+        let mut keys = KeyBuffer::default();
         for handle in handles.into_iter().take(MAX_BLOCKS) {
             if let Ok(block) = table.block(handle, "data block") {
-                same_keys(&block, &mut keys, &mut ends);
+                same_keys(&block, &mut keys);
             }
         }
     }
 }
 
-/// Decodes `block`'s keys both ways, into `keys` and `ends` (emptied first): the keys that
-/// `append_keys` appends, and its error, must be those `entries` gives.
-fn same_keys(block: &Block<'_>, keys: &mut Vec<u8>, ends: &mut Vec<usize>) {
+/// Decodes `block`'s keys both ways, into `keys` (emptied first, its slack kept from the block
+/// before): the keys that `append_keys` appends, and its error, must be those `entries` gives.
+fn same_keys(block: &Block<'_>, keys: &mut KeyBuffer) {
     keys.clear();
-    ends.clear();
-    let appended = block.append_keys(keys, ends);
-    let mut start = 0;
-    let mut found = ends.iter().map(|&end| {
-        let key = &keys[start..end];
-        start = end;
-        key
-    });
+    let appended = block.append_keys(keys);
+    let mut found = (0..keys.len()).map(|i| keys.key(i));
     let mut count = 0;
     let walked = block.entries(|key, _| {
         assert_eq!(found.next(), Some(key), "key {count} differs");

@@ -238,17 +238,77 @@ pub fn entries(
     mut entry: impl FnMut(&[u8], &[u8]),
 ) -> Result<(), Error> {
     let mut key = Vec::new();
-    walk(contents, origin, what, |shared, delta, value| {
+    walk(contents, origin, what, |shared, at, non_shared, value| {
         key.truncate(shared);
-        key.extend_from_slice(delta);
+        key.extend_from_slice(&contents[at..at + non_shared]);
         entry(&key, value);
     })
 }
 
-/// Appends the key of each entry of the block `contents` to `keys`, whole, in order, and where
-/// each ends in `keys` to `ends`: a block's keys decoded with no allocation or extra copy per
-/// key, for a caller that keeps them all. On an error (as [`entries`]'), the keys of the
-/// entries before it are appended.
+/// Keys back to back in one buffer, as [`append_keys`] decodes them: a table's keys, its room
+/// kept from table to table.
+#[derive(Clone, Debug, Default)]
+pub struct KeyBuffer {
+    /// The keys, then slack that a key is copied into in whole chunks before it is cut: kept
+    /// initialized, so that the chunks are copied with no unsafe code.
+    bytes: Vec<u8>,
+    /// Where each key ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl KeyBuffer {
+    /// Forgets the keys, keeping the room.
+    pub fn clear(&mut self) {
+        self.ends.clear();
+    }
+
+    /// How many keys it holds.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether it holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The keys, back to back.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.ends.last().copied().unwrap_or(0)]
+    }
+
+    /// Where each key ends in [`KeyBuffer::bytes`].
+    pub fn ends(&self) -> &[usize] {
+        &self.ends
+    }
+
+    /// Key `i`; panics if there is no such key.
+    pub fn key(&self, i: usize) -> &[u8] {
+        let start = i.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.bytes[start..self.ends[i]]
+    }
+}
+
+/// The first bytes of a key that are built in registers: the previous key's shared prefix
+/// blended with the stored bytes that follow, so that no key is read back from the buffer just
+/// written (a load spanning two recent stores stalls), and no call to memcpy is made for the
+/// short keys leveldb's tables mostly hold.
+const CHUNK: usize = 32;
+
+/// `MASKS[CHUNK - n..][..CHUNK]` has its first n bytes set: the shared prefix's bytes.
+static MASKS: [u8; 2 * CHUNK] = {
+    let mut masks = [0; 2 * CHUNK];
+    let mut i = 0;
+    while i < CHUNK {
+        masks[i] = 0xff;
+        i += 1;
+    }
+    masks
+};
+
+/// Appends the key of each entry of the block `contents` to `keys`, whole, in order: a block's
+/// keys decoded with no allocation or call per key, for a caller that keeps them all. On an
+/// error (as [`entries`]'), the keys of the entries before it are appended.
 ///
 /// # Errors
 /// As [`entries`].
@@ -256,16 +316,44 @@ pub fn append_keys(
     contents: &[u8],
     origin: u64,
     what: &str,
-    keys: &mut Vec<u8>,
-    ends: &mut Vec<usize>,
+    keys: &mut KeyBuffer,
 ) -> Result<(), Error> {
-    // The previous key is the last one appended: its shared prefix is copied from there.
-    let mut previous = keys.len();
-    walk(contents, origin, what, |shared, delta, _| {
-        let start = keys.len();
-        keys.extend_from_within(previous..previous + shared);
-        keys.extend_from_slice(delta);
-        ends.push(keys.len());
+    let KeyBuffer { bytes, ends } = keys;
+    let mut end = ends.last().copied().unwrap_or(0);
+    // The previous key's first CHUNK bytes (past its end, anything) and where it starts. A
+    // block's first key shares nothing.
+    let (mut head, mut previous) = ([0u8; CHUNK], end);
+    walk(contents, origin, what, |shared, at, non_shared, _| {
+        let start = end;
+        end = start + shared + non_shared;
+        // Room for the key's first chunk, whatever its length: walk bounds what the keys take.
+        if bytes.len() < end.max(start + CHUNK) {
+            bytes.resize((end + CHUNK).max(2 * bytes.len()), 0);
+        }
+        // The stored bytes the key's own start at, as if the prefix were stored before them.
+        let stored = at
+            .checked_sub(shared)
+            .and_then(|from| contents.get(from..)?.first_chunk::<CHUNK>());
+        let mask = MASKS.get(CHUNK.wrapping_sub(shared)..);
+        match (mask.and_then(<[u8]>::first_chunk::<CHUNK>), stored) {
+            (Some(mask), Some(stored)) => {
+                for i in 0..CHUNK {
+                    head[i] = (head[i] & mask[i]) | (stored[i] & !mask[i]);
+                }
+                bytes[start..start + CHUNK].copy_from_slice(&head);
+                if let Some(tail) = (end - start).checked_sub(CHUNK) {
+                    bytes[start + CHUNK..end]
+                        .copy_from_slice(&contents[at + non_shared - tail..at + non_shared]);
+                }
+            }
+            // A prefix longer than a chunk, or bytes near the block's start or end.
+            _ => {
+                bytes.copy_within(previous..previous + shared, start);
+                bytes[start + shared..end].copy_from_slice(&contents[at..at + non_shared]);
+                head.copy_from_slice(&bytes[start..start + CHUNK]);
+            }
+        }
+        ends.push(end);
         previous = start;
     })
 }
@@ -275,15 +363,15 @@ pub fn append_keys(
 /// default); a block of n bytes whose entries share long prefixes could make about n²/12.
 const KEY_BYTES_PER_BYTE: usize = 64;
 
-/// Calls `entry(shared, delta, value)` for each entry of the block `contents`: its key is the
-/// previous key's first `shared` bytes (no more than that key has, checked) and then `delta`.
-/// Errors as [`entries`].
+/// Calls `entry(shared, at, non_shared, value)` for each entry of the block `contents`: its key
+/// is the previous key's first `shared` bytes (no more than that key has, checked) and then
+/// `contents[at..at + non_shared]`. Errors as [`entries`].
 #[inline(always)]
 fn walk(
     contents: &[u8],
     origin: u64,
     what: &str,
-    mut entry: impl FnMut(usize, &[u8], &[u8]),
+    mut entry: impl FnMut(usize, usize, usize, &[u8]),
 ) -> Result<(), Error> {
     let fail = |at: usize, why: &str| {
         Error::at(
@@ -358,9 +446,9 @@ fn walk(
                  more than leveldb's prefix compression makes"
             ))
         })?;
-        let delta = &contents[at..at + non_shared];
+        let key_at = at;
         at += non_shared;
-        entry(shared, delta, &contents[at..at + value_len]);
+        entry(shared, key_at, non_shared, &contents[at..at + value_len]);
         at += value_len;
     }
     Ok(())

@@ -15,7 +15,7 @@ pub mod manifest;
 mod table;
 
 pub use block::{
-    BLOCK_TRAILER, BlockHandle, Compression, append_keys, block_crc, entries, masked_crc,
+    BLOCK_TRAILER, BlockHandle, Compression, KeyBuffer, append_keys, block_crc, entries, masked_crc,
 };
 pub use error::Error;
 pub use table::{Block, FOOTER_LEN, TABLE_MAGIC, Table};

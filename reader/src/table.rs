@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::block::{BlockHandle, Compression, Stored, append_keys, decompress, entries};
+use crate::block::{BlockHandle, Compression, KeyBuffer, Stored, append_keys, decompress, entries};
 use crate::coding::fixed64;
 use crate::error::Error;
 
@@ -123,12 +123,12 @@ impl Block<'_> {
         entries(&self.contents, self.handle.offset, self.what, entry)
     }
 
-    /// Appends its keys to `keys` and where each ends to `ends`; see [`append_keys`].
+    /// Appends its keys to `keys`; see [`append_keys`].
     ///
     /// # Errors
     /// As [`entries`].
-    pub fn append_keys(&self, keys: &mut Vec<u8>, ends: &mut Vec<usize>) -> Result<(), Error> {
-        append_keys(&self.contents, self.handle.offset, self.what, keys, ends)
+    pub fn append_keys(&self, keys: &mut KeyBuffer) -> Result<(), Error> {
+        append_keys(&self.contents, self.handle.offset, self.what, keys)
     }
 
     /// What it was called.

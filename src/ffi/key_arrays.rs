@@ -1,19 +1,14 @@
 //! The keys of a C call, as its arrays describe them: the C entries' key source ([`KeyArrays`],
 //! the kernels' [`Keys`] over C's arrays), over either layout they take ([`KeyEntries`]).
 //!
-//! Checking the entries is C-ABI work (pointer checks), so it stays here rather than among the
-//! kernels, with an AVX-512 variant for each layout; which runs follows the [`Isa`] the caller
-//! got from the dispatch.
+//! Checking the entries is C-ABI work (pointer checks); the dispatch runs it with AVX-512 where
+//! the caller's [`Isa`] has it.
 
-#[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::*;
 use std::ffi::c_char;
 
 use crate::dispatch::Isa;
 use crate::ffi::checks::{accepted_bytes, can_borrow};
 use crate::kernels::keys::{Keys, NO_KEY};
-#[cfg(target_arch = "x86_64")]
-use crate::kernels::x86::features::avx512;
 use crate::kernels::{CHUNK, prefetch_line};
 
 /// How many entries ahead of their reads [`KeyArrays`] prefetches its arrays
@@ -74,7 +69,9 @@ impl<'k, E: KeyEntries<'k>> Keys<'k> for &mut KeyArrays<E> {
         Some(self.entries.count())
     }
 
-    #[inline(always)]
+    // Kept out of the kernels: compiled into one for AVX2, this loop is vectorised into blends
+    // and permutes that take longer than its plain scalar form.
+    #[inline(never)]
     fn read(&mut self, chunk: &mut [&'k [u8]; CHUNK], prefetch: bool) -> usize {
         if prefetch {
             self.entries.prefetch(ARRAYS_AHEAD..ARRAYS_AHEAD + CHUNK);
@@ -190,12 +187,8 @@ impl<'k> KeyEntries<'k> for PointersAndLengths<'k> {
     }
 
     fn all_valid(self, isa: Isa) -> bool {
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { arrays_valid_avx512(self.pointers, self.lengths) },
-            _ => self.iter().all(|(ptr, len)| can_borrow(ptr, len)),
-        }
+        isa.arrays_valid(self.pointers, self.lengths)
+            .unwrap_or_else(|| self.iter().all(|(ptr, len)| can_borrow(ptr, len)))
     }
 }
 
@@ -224,67 +217,10 @@ impl<'k> KeyEntries<'k> for &'k [leveldb_bloom_slice_t] {
     }
 
     fn all_valid(self, isa: Isa) -> bool {
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { slices_valid_avx512(self) },
-            _ => self.iter().all(|key| can_borrow(key.data, key.size)),
-        }
+        // SAFETY: leveldb_bloom_slice_t is repr(C), a pointer then a usize, of one size and
+        // alignment: laid out as [usize; 2], without padding.
+        let pairs = unsafe { std::slice::from_raw_parts(self.as_ptr().cast(), self.len()) };
+        isa.pairs_valid(pairs)
+            .unwrap_or_else(|| self.iter().all(|key| can_borrow(key.data, key.size)))
     }
 }
-
-#[cfg(target_arch = "x86_64")]
-avx512!(
-    /// [`PointersAndLengths::all_valid`] with AVX-512.
-    ///
-    /// # Safety
-    /// The CPU must support the features of [`Isa::Avx512`].
-    unsafe fn arrays_valid_avx512(pointers: &[*const c_char], lengths: &[usize]) -> bool {
-        let n = pointers.len().min(lengths.len());
-        let mut invalid: __mmask8 = 0;
-        for start in (0..n).step_by(8) {
-            let entries = _bzhi_u32(0xff, (n - start).min(8) as u32) as __mmask8;
-            // SAFETY: the mask enables only entries start..n, inside both arrays; masked-off lanes
-            // are never accessed, and read as zero (an empty key, which can exist).
-            let (ptr, len) = unsafe {
-                (
-                    _mm512_maskz_loadu_epi64(entries, pointers.as_ptr().add(start).cast()),
-                    _mm512_maskz_loadu_epi64(entries, lengths.as_ptr().add(start).cast()),
-                )
-            };
-            // NULL with bytes in it, or more than isize::MAX bytes (the sign bit set).
-            let has_bytes = _mm512_test_epi64_mask(len, len);
-            invalid |= _mm512_mask_testn_epi64_mask(has_bytes, ptr, ptr)
-                | _mm512_cmplt_epi64_mask(len, _mm512_setzero_si512());
-        }
-        invalid == 0
-    }
-);
-
-#[cfg(target_arch = "x86_64")]
-avx512!(
-    /// The slices' [`KeyEntries::all_valid`] with AVX-512: 4 slices per vector, each a pointer
-    /// (even lane) and a length (odd lane).
-    ///
-    /// # Safety
-    /// The CPU must support the features of [`Isa::Avx512`].
-    unsafe fn slices_valid_avx512(slices: &[leveldb_bloom_slice_t]) -> bool {
-        // leveldb_bloom_slice_t is two 8-byte fields, without padding.
-        let words = 2 * slices.len();
-        let first = slices.as_ptr().cast::<u64>();
-        let mut invalid: __mmask8 = 0;
-        for start in (0..words).step_by(8) {
-            let lanes = _bzhi_u32(0xff, (words - start).min(8) as u32) as __mmask8;
-            // SAFETY: the mask enables only words start..words, inside the slices; masked-off lanes
-            // are never accessed, and read as zero (an empty key, which can exist).
-            let v = unsafe { _mm512_maskz_loadu_epi64(lanes, first.add(start).cast()) };
-            let nonzero = _mm512_test_epi64_mask(v, v);
-            // NULL with bytes in it (the length's mask bit moved onto its pointer's), or more than
-            // isize::MAX bytes (a length with the sign bit set).
-            let has_bytes = (nonzero & 0xaa) >> 1;
-            invalid |= (!nonzero & has_bytes)
-                | (_mm512_cmplt_epi64_mask(v, _mm512_setzero_si512()) & 0xaa);
-        }
-        invalid == 0
-    }
-);

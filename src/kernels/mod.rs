@@ -14,7 +14,7 @@
 //! - cache misses in filters past the caches: on the AVX2 path a chunk's rows of probe positions
 //!   are written first and their lines prefetched, so the misses overlap instead of queueing one
 //!   after another; the AVX-512 path computes those of thousands of keys before reading or
-//!   setting any (`ProbeBatch`, x86/avx512/batch.rs); the portable path's scalar hash leaves
+//!   setting any (`ProbeBatch`, generic/engine.rs); the portable path's scalar hash leaves
 //!   the core time to overlap them unaided;
 //! - keys streaming from memory, whose loads the hash would wait on: calls of many keys prefetch
 //!   them a few chunks ahead ([`keys::for_each_chunk`]), and a C caller's arrays of key pointers
@@ -22,6 +22,9 @@
 //! - branch mispredictions: a row of probe positions is computed before any bit is touched, and
 //!   batch queries test every probe instead of stopping at the first clear bit.
 
+// The batch engine, written once; the x86 kernels supply its lane operations.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod generic;
 pub(crate) mod keys;
 pub(crate) mod portable;
 pub(crate) mod positions;

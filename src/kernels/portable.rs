@@ -4,6 +4,7 @@
 use crate::cannot_panic::CannotPanic;
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
+use crate::kernels::keys::{Keys, for_each_chunk};
 use crate::kernels::positions::{LemirePositions, ProbePositions};
 
 /// Writes `bloom_hash(keys[i])` to `hashes[i]`, a chunk at a time as the queries hash them.
@@ -44,14 +45,33 @@ fn one_length(keys: &[&[u8]]) -> bool {
         .fold(true, |same, key| same & (key.len() == first))
 }
 
-/// Sets the bits of the first `n` keys of a chunk.
-#[inline(always)]
-pub(crate) fn fill_chunk(
+/// Sets the bits of `keys` in `array` (a filter's bit array, zeroed), `positions` made for it.
+pub(crate) fn fill_bit_array<'k>(
     positions: &ProbePositions,
-    keys: &[&[u8]; CHUNK],
-    n: usize,
+    keys: impl Keys<'k>,
     array: &mut [u8],
 ) {
+    for_each_chunk(keys, |chunk, n| fill_chunk(positions, chunk, n, array));
+}
+
+/// Writes whether each of `keys` may match the bit array `array` (with `positions` made for it)
+/// to `results`, one slot per key.
+pub(crate) fn may_match_batch<'k>(
+    positions: &ProbePositions,
+    keys: impl Keys<'k>,
+    array: &[u8],
+    results: &mut [bool],
+) {
+    let mut results = results.chunks_mut(CHUNK);
+    for_each_chunk(keys, |chunk, n| {
+        let out = results.next().expect("one result slot per key");
+        test_chunk(positions, chunk, array, &mut out[..n]);
+    });
+}
+
+/// Sets the bits of the first `n` keys of a chunk.
+#[inline(always)]
+fn fill_chunk(positions: &ProbePositions, keys: &[&[u8]; CHUNK], n: usize, array: &mut [u8]) {
     // Positions made for a larger array than this one: every bit set, so that no key is missed.
     // An empty array has no bit to set (and no length to divide by).
     if positions.len as usize > array.len() || array.is_empty() {
@@ -91,12 +111,7 @@ fn set_bits<const BRANCH_ON_LENGTH: bool>(
 
 /// Writes whether each of the first `out.len()` keys of a chunk may match.
 #[inline(always)]
-pub(crate) fn test_chunk(
-    positions: &ProbePositions,
-    keys: &[&[u8]; CHUNK],
-    array: &[u8],
-    out: &mut [bool],
-) {
+fn test_chunk(positions: &ProbePositions, keys: &[&[u8]; CHUNK], array: &[u8], out: &mut [bool]) {
     test_hashed_chunk(positions, &hash_chunk(keys, out.len()), array, out);
 }
 

@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{LANES, probe_bytes};
+use super::lanes::{LANES, probe_bytes};
 use crate::cannot_panic::CannotPanic;
 use crate::kernels::portable::single_query_hash;
 use crate::kernels::positions::ProbePositions;
@@ -51,7 +51,8 @@ avx2!(
         let mut all_set = 1u32;
         let mut left = usize::from(k);
         while left > 0 {
-            let byte = probe_bytes(lanes, magic, shift, len);
+            // SAFETY: the CPU supports AVX2, as this function's own features say.
+            let byte = unsafe { probe_bytes(lanes, magic, shift, len) };
             let bit = _mm256_and_si256(lanes, _mm256_set1_epi32(7));
             // Every byte below len (both below 2^29, so a signed compare is an unsigned one):
             // checked for all 8 at once, by a branch always predicted.

@@ -3,14 +3,11 @@
 
 use std::arch::x86_64::*;
 
-#[cfg(test)]
-use super::hash::to_array;
-#[cfg(test)]
-use super::{GROUPS, LANES};
 use crate::kernels::positions::ProbePositions;
 use crate::kernels::x86::features::avx512;
 
 /// [`ProbePositions`] in vectors: leveldb's probe positions for 16 hashes at once.
+#[derive(Clone, Copy)]
 pub(crate) struct VectorPositions {
     len: __m512i,
     magic: __m512i,
@@ -145,14 +142,21 @@ avx512!(
     pub(crate) unsafe fn vector_bit_positions(
         positions: &ProbePositions,
         array_len: usize,
-        h: [u32; LANES],
-    ) -> [[u32; LANES]; 3] {
+        h: [u32; 16],
+    ) -> [[u32; 16]; 3] {
         let vector = VectorPositions::new(positions);
         // SAFETY: loadu reads the 16 u32s of `h`; it needs no alignment.
         let (byte, bit) = vector.of(unsafe { _mm512_loadu_si512(h.as_ptr().cast()) });
-        let bits = to_array(&[_mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit); GROUPS]);
+        let mut bits = [0u32; 16];
+        // SAFETY: storeu writes the 16 u32s of `bits`; it needs no alignment.
+        unsafe {
+            _mm512_storeu_si512(
+                bits.as_mut_ptr().cast(),
+                _mm512_or_si512(_mm512_slli_epi32::<3>(byte), bit),
+            )
+        };
         let inverse = InversePositions::new(array_len);
-        let mut qword_bits = [[0; LANES]; 2];
+        let mut qword_bits = [[0; 16]; 2];
         for (i, half) in h.chunks(8).enumerate() {
             let high = _mm512_set1_epi64(0x5a5a_5a5a << 32);
             let lanes = std::array::from_fn::<i64, 8, _>(|i| i64::from(half[i]));
@@ -175,10 +179,6 @@ avx512!(
                 }
             }
         }
-        [
-            bits[..LANES].try_into().expect("16 lanes"),
-            qword_bits[0],
-            qword_bits[1],
-        ]
+        [bits, qword_bits[0], qword_bits[1]]
     }
 );
