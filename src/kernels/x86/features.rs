@@ -70,7 +70,7 @@ mod macos {
     pub(super) fn avx512_supported(name: &str) -> bool {
         let mut value: libc::c_int = 0;
         let mut size = size_of::<libc::c_int>();
-        // SAFETY: `name` is NUL-terminated; `value` is `size` bytes of ours; nothing is set.
+        // SAFETY: `name` is NUL-terminated; `value` is `size` writable bytes; nothing is set.
         let status = unsafe {
             libc::sysctlbyname(
                 name.as_ptr().cast(),
@@ -88,7 +88,7 @@ mod macos {
     fn saves_masks() -> bool {
         let mut release = [0u8; 32];
         let mut size = release.len();
-        // SAFETY: a NUL-terminated name; `release` is `size` bytes of ours; nothing is set.
+        // SAFETY: a NUL-terminated name; `release` is `size` writable bytes; nothing is set.
         let status = unsafe {
             libc::sysctlbyname(
                 c"kern.osrelease".as_ptr(),

@@ -35,9 +35,8 @@ avx2!(
         let h = single_query_hash::<false>(key);
         let positions = ProbePositions::new(array.len(), k);
         if positions.len as usize > array.len() {
-            // Never (ProbePositions::new), so the compiler drops it; it states the loads' bound
-            // below, and without it the query's constants took a slower path (see
-            // docs/PERFORMANCE.md, Single query: AVX2). Were it otherwise, "may match".
+            // Never (ProbePositions::new), so the compiler drops it; it tells the compiler the
+            // loads' bound below. If it ever held, "may match".
             return true;
         }
         let delta = _mm256_set1_epi32(h.rotate_right(17) as i32);
@@ -57,7 +56,7 @@ avx2!(
             // Every byte below len (both below 2^29, so a signed compare is an unsigned one):
             // checked for all 8 at once, by a branch always predicted.
             if _mm256_movemask_epi8(_mm256_cmpgt_epi32(len, byte)) != -1 {
-                // Never: the multiply-shift's bytes are below len. Were it otherwise, "may
+                // Never: the multiply-shift's bytes are below len. If it ever held, "may
                 // match", never a false negative.
                 return true;
             }
