@@ -9,9 +9,9 @@ Each `docs/perf/*.txt` holds the output of `cargo bench --bench vs_leveldb -- bl
 title naming the CPU, date and commit, each run headed by a `# cargo bench` line; a row that
 several runs measured (the 8M rows, run three times: they swing between runs) counts by its
 median. The chart has a row of panels per CPU, one per key shape, and in each a bar per path for
-the build, the single query and the batch query of the block, 1M and 8M rows (95% of the queried keys present, where
-leveldb's own query is fastest), against a line at 1x: leveldb itself. Plain Python, no plotting
-library: the chart is a few rectangles.
+the build, the single query and the batch query of the block, 1M and 8M rows (95% of the queried
+keys present, where leveldb's own query is fastest), against a line at 1x: leveldb itself. Plain
+Python, no plotting library: the chart is a few rectangles.
 """
 import argparse
 import glob
