@@ -306,7 +306,11 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> ProbeBatch<V, LA
         let rows = self.rows.spare_capacity_mut().iter_mut().take(self.k.get());
         // SAFETY: the CPU has V's features, by this function's contract.
         let mut writer = unsafe {
-            RowWriter::<V, LANES, GROUPS>::new(positions, hash_chunk::<V, LANES, GROUPS>(keys, n))
+            RowWriter::<V, LANES, GROUPS>::new(
+                positions,
+                hash_chunk::<V, LANES, GROUPS>(keys, n),
+                n,
+            )
         };
         let mut added = 0;
         for row in rows {

@@ -84,15 +84,17 @@ pub(crate) struct RowWriter<V: Vector<LANES>, const LANES: usize, const GROUPS: 
     positions: V::Positions,
     /// The last byte a row may name: `rows_below(positions) - 1`.
     last: V,
+    /// The groups that hold keys; the others' lanes are written as byte 0, bit 0.
+    groups: usize,
 }
 
 impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LANES, GROUPS> {
-    /// The writer of the rows of a chunk's keys, given their hashes.
+    /// The writer of the rows of a chunk's first `n` keys, given their hashes.
     ///
     /// # Safety
     /// The CPU must have `V`'s features.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) unsafe fn new(positions: &ProbePositions, hashes: [V; GROUPS]) -> Self {
+    pub(crate) unsafe fn new(positions: &ProbePositions, hashes: [V; GROUPS], n: usize) -> Self {
         const { assert!(GROUPS.is_multiple_of(ROW_PART)) };
         // SAFETY: the CPU has V's features, by this function's contract.
         unsafe {
@@ -105,6 +107,7 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
                 h: hashes,
                 positions: V::positions(positions),
                 last: V::splat(rows_below(positions) - 1),
+                groups: n.div_ceil(LANES),
             }
         }
     }
@@ -123,6 +126,10 @@ impl<V: Vector<LANES>, const LANES: usize, const GROUPS: usize> RowWriter<V, LAN
                 let mut bits = [V::splat(0); ROW_PART];
                 for i in 0..ROW_PART {
                     let g = first + i;
+                    // A group of stale lanes only: a block's filter has fewer keys than a chunk.
+                    if g >= self.groups {
+                        continue;
+                    }
                     let (byte, bit) = V::byte_and_bit(&self.positions, self.h[g]);
                     (bytes[i], bits[i]) = (byte.min(self.last), bit);
                     self.h[g] = self.h[g].add(self.delta[g]);
@@ -156,7 +163,7 @@ pub(crate) unsafe fn for_each_probe_row<
     mut f: impl FnMut(&[u32; CHUNK], &[u8; CHUNK]),
 ) {
     // SAFETY: the CPU has V's features, by this function's contract.
-    let mut writer = unsafe { RowWriter::<V, LANES, GROUPS>::new(positions, hashes) };
+    let mut writer = unsafe { RowWriter::<V, LANES, GROUPS>::new(positions, hashes, n) };
     let k = usize::from(positions.k);
     if let Some(array) = prefetch {
         // k <= MAX_PROBES (a filter with more probes matches every key, whatever its bits);
