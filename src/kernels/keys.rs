@@ -23,11 +23,15 @@ pub(crate) const NO_KEY: &[u8] = UNREAD.split_at(0).0;
 /// [`NO_KEY`]'s bytes: a static, so that NO_KEY has one address.
 static UNREAD: [u8; 64] = [0; 64];
 
-/// Whether `key` is empty with an address that may be in no mapped page (see [`NO_KEY`]).
+/// Reads a byte at [`NO_KEY`], so that its page is mapped before masked loads from it: a load
+/// with every byte masked off neither maps a page nor marks it used, and a read-only page of the
+/// library that nothing else reads may be unmapped (never mapped, or reclaimed), which made
+/// every such load take the assist (docs/PERFORMANCE.md, Empty keys and masked loads).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn dangles(key: &[u8]) -> bool {
-    key.is_empty() && !std::ptr::eq(key.as_ptr(), NO_KEY.as_ptr())
+pub(crate) fn map_no_key() {
+    // SAFETY: UNREAD is a static, valid for reads.
+    unsafe { std::ptr::read_volatile(UNREAD.as_ptr()) };
 }
 
 /// A call's keys, read a chunk at a time: from an iterator, or from a C caller's arrays

@@ -7,7 +7,7 @@
 use super::{Vector, array_of};
 use crate::hash::{BLOOM_SEED, MULTIPLIER, bloom_hash};
 use crate::kernels::CHUNK;
-use crate::kernels::keys::{NO_KEY, dangles};
+use crate::kernels::keys::map_no_key;
 
 /// The hashes of a chunk's first `n` keys, `LANES` per vector (the rest are stale): its groups of
 /// `LANES` keys side by side or one after another, as [`Vector::HASH_GROUPS_SIDE_BY_SIDE`] says.
@@ -46,27 +46,17 @@ unsafe fn hash_side_by_side<V: Vector<LANES>, const LANES: usize, const GROUPS: 
     // Lane lengths, in one pass so that each group loads its lanes at once; a long key's is 0.
     let mut lens = [0u32; CHUNK];
     let (mut longest, mut shortest) = (0, u32::MAX);
-    let (mut any_long, mut any_empty) = (false, false);
+    let mut any_long = false;
     for (len, key) in lens.iter_mut().zip(&keys[..n]) {
         let long = key.len() > V::MAX_LANE_KEY_LEN;
         any_long |= long;
-        any_empty |= key.is_empty();
         *len = if long { 0 } else { key.len() as u32 };
         longest = longest.max(*len);
         shortest = shortest.min(*len);
     }
     let (longest, shortest) = (longest as usize, shortest as usize);
     let groups = n.div_ceil(LANES);
-    // Each lane of the chunk's groups loads from its key's address, a stale lane too, so none may
-    // be a dangling pointer (NO_KEY).
-    let patched;
-    let mut stale = keys.iter().take(groups * LANES).skip(n);
-    let keys = if any_empty || stale.any(|key| dangles(key)) {
-        patched = keys.map(|key| if dangles(key) { NO_KEY } else { key });
-        &patched
-    } else {
-        keys
-    };
+    map_no_key();
     // SAFETY: the CPU has V's features, by this function's contract; each lane's length is its
     // key's, or 0.
     unsafe {

@@ -9,6 +9,7 @@ use crate::hash::MULTIPLIER;
 use crate::kernels::CHUNK;
 use crate::kernels::generic::rows::ProbeRow;
 use crate::kernels::generic::{LargeArrays, ROW_PART, Vector, array_of};
+use crate::kernels::keys::NO_KEY;
 use crate::kernels::positions::ProbePositions;
 
 /// Keys per vector.
@@ -89,17 +90,22 @@ unsafe impl Vector<LANES> for __m512i {
     }
 
     /// A byte-masked load: it touches only the key's own bytes and zeroes the rest, so the tail
-    /// word comes out zero-padded as the hash wants it.
+    /// word comes out zero-padded as the hash wants it. With no byte to read it loads from
+    /// NO_KEY: a masked load from an address in no mapped page (an empty slice's may be one)
+    /// takes a slow microcode assist even with every byte masked off.
     #[inline(always)]
     unsafe fn key_row(key: &[u8], len: u32, from: usize) -> Self::Row {
         debug_assert!(len as usize <= key.len());
+        let present = len.saturating_sub(from as u32);
+        let at = if present == 0 {
+            NO_KEY.as_ptr()
+        } else {
+            key.as_ptr().wrapping_add(from)
+        };
         // SAFETY: the mask enables at most the key's bytes from `from` on (bzhi keeps the low
         // `present` bits, all 32 from 32 on); masked-off bytes are never accessed, so nothing
         // outside the key is read (with no byte enabled, nothing is).
-        unsafe {
-            let mask = _bzhi_u32(u32::MAX, len.saturating_sub(from as u32));
-            _mm256_maskz_loadu_epi8(mask, key.as_ptr().wrapping_add(from).cast())
-        }
+        unsafe { _mm256_maskz_loadu_epi8(_bzhi_u32(u32::MAX, present), at.cast()) }
     }
 
     #[inline(always)]
