@@ -65,7 +65,10 @@ fn shim_build(name: &str, cxxflags: &str, targets: &[&str]) -> PathBuf {
         .arg(source())
         .arg(&out)
         .args(targets)
-        .env("CXXFLAGS", cxxflags));
+        .env("CXXFLAGS", cxxflags)
+        // The core's cargo build in the folder every CMake build of the tests shares (its
+        // CMakeLists.txt takes CARGO_TARGET_DIR): made once, not once per build here.
+        .env("CARGO_TARGET_DIR", cmake_support::cargo_target_dir()));
     out.join("build")
 }
 
