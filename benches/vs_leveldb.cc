@@ -180,10 +180,11 @@ bool g_leveldb_names = false;
 // interleaved, `reps` times each; `check` compares their outputs after every round of runs.
 // Prints the best ns per key of each and the speedups.
 //
-// With `blocks` (filters of a block's keys), each run visits every block: `stage(f)` (untimed)
-// puts block f's keys in the hot buffer, then each side is timed on block f one after the other,
-// which one first rotating; a run's time is the sum over its blocks, less the cost of timing each
-// (timing_cost()). Otherwise each run is one timed call of each side over the whole workload.
+// Each run is `blocks` timed calls of each side: `stage(b)` (untimed) puts call b's keys in place
+// (block b's in the hot buffer, for filters of a block's keys), then each side is timed on call b
+// one after the other, in an order shuffled call by call: with three sides a fixed rotation would
+// have each always follow the same other, and so inherit the same cache state. A run's time is
+// the sum over its calls, less the cost of timing each (timing_cost()).
 // Returns leveldb's best ns per key.
 double compare(const char *workload, const char *op, size_t keys, int reps, size_t blocks,
              const std::function<void(size_t)> &stage,
@@ -192,12 +193,15 @@ double compare(const char *workload, const char *op, size_t keys, int reps, size
   const std::function<void(size_t)> *sides[] = {&theirs, &ours, &by_names};
   size_t n = g_leveldb_names ? 3 : 2;
   double best[3] = {1e300, 1e300, 1e300};
+  size_t order[3] = {0, 1, 2};
+  std::mt19937 order_rng(20240601);
   for (int rep = 0; rep < reps; rep++) {
     double t[3] = {0, 0, 0};
     for (size_t f = 0; f < blocks; f++) {
       stage(f);
+      std::shuffle(order, order + n, order_rng);
       for (size_t i = 0; i < n; i++) {
-        size_t side = (rep + f + i) % n;
+        size_t side = order[i];
         t[side] += seconds([&] { (*sides[side])(f); });
       }
     }
@@ -322,10 +326,28 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
   auto range = [&](size_t f) {
     return std::make_pair(f * group, std::min(keys.size(), f * group + group));
   };
-  // The filters a timed call covers: one when hot, all of them otherwise.
+  // The filters a timed build covers: one when hot, all of them otherwise.
   size_t blocks = hot ? filters : 1;
   auto covered = [&](size_t b) {
     return hot ? std::make_pair(b, b + 1) : std::make_pair(size_t{0}, filters);
+  };
+  // The keys a timed query call covers: a block's when hot; otherwise one of kSlices slices of
+  // the whole set, so that every side is timed a slice at a time in turn and a burst of noise
+  // (milliseconds to seconds long on a shared host) falls on all of them alike.
+  constexpr size_t kSlices = 64;
+  size_t query_calls = hot ? filters : kSlices;
+  auto span = [&](size_t b) {
+    return hot ? range(b)
+               : std::make_pair(b * keys.size() / kSlices, (b + 1) * keys.size() / kSlices);
+  };
+  // The filters that query call b's keys belong to, as [first, second).
+  auto spanned = [&](size_t b) {
+    return std::make_pair(span(b).first / group, (span(b).second + group - 1) / group);
+  };
+  // Filter f's keys that query call b covers.
+  auto part = [&](size_t b, size_t f) {
+    return std::make_pair(std::max(span(b).first, range(f).first),
+                          std::min(span(b).second, range(f).second));
   };
   HotBlock block;
   // Key i of filter f, as the timed code sees it: in the hot buffer, or in the key set.
@@ -399,9 +421,10 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
       const leveldb::FilterPolicy *policy = theirs.get();
       const leveldb::Slice *keys = slices;
       uint8_t *answers = their_answers.data();
-      for (size_t f = covered(b).first; f < covered(b).second; f++) {
+      for (size_t f = spanned(b).first; f < spanned(b).second; f++) {
         leveldb::Slice filter(their_filters[f]);
-        for (size_t i = range(f).first; i < range(f).second; i++)
+        auto [start, end] = part(b, f);
+        for (size_t i = start; i < end; i++)
           answers[i] = policy->KeyMayMatch(keys[i], filter);
       }
     };
@@ -416,16 +439,17 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
     char op[64];
     snprintf(op, sizeof op, "query, %d%% present", present_pct);
     leveldb_query = compare(
-        name, op, q.size(), reps, blocks, stage_from(q), leveldb_loop,
+        name, op, q.size(), reps, query_calls, stage_from(q), leveldb_loop,
         [&](size_t b) {
           const leveldb_bloom_filterpolicy_t *policy = ours;
           const char *const *keys = ptrs;
           const size_t *key_lens = lens;
           uint8_t *answers = our_answers.data();
-          for (size_t f = covered(b).first; f < covered(b).second; f++) {
+          for (size_t f = spanned(b).first; f < spanned(b).second; f++) {
             const char *filter = our_filters[f];
             size_t filter_len = our_lens[f];
-            for (size_t i = range(f).first; i < range(f).second; i++)
+            auto [start, end] = part(b, f);
+            for (size_t i = start; i < end; i++)
               answers[i] = leveldb_bloom_filterpolicy_key_may_match(policy, keys[i], key_lens[i],
                                                                     filter, filter_len);
           }
@@ -435,10 +459,11 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
           const char *const *keys = ptrs;
           const size_t *key_lens = lens;
           uint8_t *answers = names_answers.data();
-          for (size_t f = covered(b).first; f < covered(b).second; f++) {
+          for (size_t f = spanned(b).first; f < spanned(b).second; f++) {
             const char *filter = names_filters[f];
             size_t filter_len = names_lens[f];
-            for (size_t i = range(f).first; i < range(f).second; i++)
+            auto [start, end] = part(b, f);
+            for (size_t i = start; i < end; i++)
               answers[i] = leveldb_filterpolicy_key_may_match(policy, keys[i], key_lens[i], filter,
                                                               filter_len);
           }
@@ -446,18 +471,18 @@ void workload(const char *name, const KeySet &keys, size_t group, bool hot, int 
         same_answers);
     snprintf(op, sizeof op, "batch query, %d%% present", present_pct);
     compare(
-        name, op, q.size(), reps, blocks, stage_from(q), leveldb_loop,
+        name, op, q.size(), reps, query_calls, stage_from(q), leveldb_loop,
         [&](size_t b) {
-          for (size_t f = covered(b).first; f < covered(b).second; f++) {
-            auto [start, end] = range(f);
+          for (size_t f = spanned(b).first; f < spanned(b).second; f++) {
+            auto [start, end] = part(b, f);
             leveldb_bloom_filterpolicy_key_may_match_batch(ours, &ptrs[start], &lens[start],
                                                            end - start, our_filters[f],
                                                            our_lens[f], &our_answers[start]);
           }
         },
         [&](size_t b) {
-          for (size_t f = covered(b).first; f < covered(b).second; f++) {
-            auto [start, end] = range(f);
+          for (size_t f = spanned(b).first; f < spanned(b).second; f++) {
+            auto [start, end] = part(b, f);
             leveldb_filterpolicy_key_may_match_batch(by_names, &ptrs[start], &lens[start],
                                                      end - start, names_filters[f], names_lens[f],
                                                      &names_answers[start]);

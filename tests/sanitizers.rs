@@ -9,8 +9,9 @@
 //! Only the C side is instrumented: the Rust library is linked as built. The sanitizers still
 //! see every allocation and free the library makes (it uses malloc), and valgrind sees all of it.
 //!
-//! Each program is a test of its own under ASan and under memcheck: libtest runs tests on every
-//! core at once, and memcheck's runs, each on one core, are most of this program's time.
+//! Each program is a test of its own under ASan and under memcheck, the longest under memcheck a
+//! test per vector file or per run: libtest runs tests on every core at once, and memcheck's
+//! runs, each on one core, are most of this program's time.
 
 mod asan;
 
@@ -54,21 +55,27 @@ fn main() {
         if program.replaces_operator_new {
             continue;
         }
-        // The longest under memcheck, one run per vector file, so that both cores work.
-        let files = if BY_VECTOR_FILE.contains(&source) {
-            VECTOR_FILES.map(Some).to_vec()
+        // The longest under memcheck, one run per vector file, or per set of arguments the list
+        // gives, so that both cores work.
+        let parts = if BY_VECTOR_FILE.contains(&source) {
+            VECTOR_FILES.map(Part::File).to_vec()
+        } else if BY_RUN.contains(&source) {
+            (0..runs_of(source, VALGRIND).len())
+                .map(Part::Run)
+                .collect()
         } else {
-            vec![None]
+            vec![Part::All]
         };
-        for file in files {
-            let name = match file {
-                Some(file) => format!("c_tests_under_valgrind_memcheck::{stem}::{file}"),
-                None => format!("c_tests_under_valgrind_memcheck::{stem}"),
+        for part in parts {
+            let name = match part {
+                Part::File(file) => format!("c_tests_under_valgrind_memcheck::{stem}::{file}"),
+                Part::Run(run) => format!("c_tests_under_valgrind_memcheck::{stem}::run{run}"),
+                Part::All => format!("c_tests_under_valgrind_memcheck::{stem}"),
             };
             all.push(trials::trial(
                 &name,
                 &tools(Tool::Valgrind),
-                move || memcheck(source, file),
+                move || memcheck(source, part),
                 tmp_dir!(),
             ));
         }
@@ -185,13 +192,28 @@ fn valgrind_runs_the_path_tested_under_it() {
 /// vector file, and the files.
 const BY_VECTOR_FILE: &[&str] = &["c_tests/test_vectors.c", "c_tests/test_batch.c"];
 const VECTOR_FILES: [&str; 2] = ["build.txt", "match.txt"];
+/// The programs the list runs more than once whose memcheck runs are a test each: the
+/// benchmark's four checks take minutes each under memcheck.
+const BY_RUN: &[&str] = &["benches/vs_leveldb.cc"];
 
-/// The program built from `source` under memcheck, on [`valgrind_path`]; with a vector `file`,
-/// reading that one only.
-fn memcheck(source: &str, file: Option<&str>) {
+/// What one memcheck test of a program runs.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Every run the list has, reading only this vector file.
+    File(&'static str),
+    /// The list's run with this index.
+    Run(usize),
+    /// Every run the list has.
+    All,
+}
+
+/// The program built from `source` under memcheck, on [`valgrind_path`]: the runs `part` picks.
+fn memcheck(source: &str, part: Part) {
     let mut runs = runs_of(source, VALGRIND);
-    for run in &mut runs {
-        run.args.extend(file.map(String::from));
+    match part {
+        Part::File(file) => runs.iter_mut().for_each(|run| run.args.push(file.into())),
+        Part::Run(index) => runs = vec![runs.swap_remove(index)],
+        Part::All => {}
     }
     for (program, exe) in build_each(runs, Link::Static, &[], &tmp_dir!().trial()) {
         run_on(valgrind_path(), under_memcheck(&program, &exe));
