@@ -10,7 +10,7 @@ use crate::kernels::keys::Keys;
 use crate::kernels::portable;
 use crate::kernels::positions::ProbePositions;
 #[cfg(target_arch = "x86_64")]
-use crate::kernels::x86::{avx2, avx512};
+use crate::kernels::x86::{avx2, avx512, bmi2};
 
 /// Which kernels run. Get one from [`Isa::best`]; tests also force each available one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,12 +77,19 @@ impl Isa {
     /// measured on CPUs of this vendor and vector width, never slower than the portable kernel
     /// there (docs/PERFORMANCE.md, Single query: one kernel per CPU). AVX2's single query waits
     /// on moves between general-purpose and vector registers, which Intel's cores make slow: on
-    /// Intel, and on any vendor not measured, the portable kernel takes AVX2's place.
-    fn single_query_kernel(self) -> Isa {
+    /// Intel, and on any vendor not measured, the portable kernel takes AVX2's place, compiled
+    /// for BMI2 where the CPU has it (every AVX2 CPU of Intel's does).
+    fn single_query_kernel(self) -> SingleQuery {
         match self {
+            Isa::Portable => SingleQuery::Portable,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 if !crate::kernels::x86::features::amd_cores() => Isa::Portable,
-            isa => isa,
+            Isa::Avx2 if crate::kernels::x86::features::amd_cores() => SingleQuery::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 if SingleQuery::PortableBmi2.is_supported() => SingleQuery::PortableBmi2,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => SingleQuery::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => SingleQuery::Avx512,
         }
     }
 
@@ -235,9 +242,71 @@ impl Isa {
             }
         }
     }
+}
 
-    /// leveldb's `KeyMayMatch` for one key, on the single-query kernel of `self` itself (the
-    /// tests run each), as 0 or 1.
+/// The kernels that answer single queries ([`Isa::single_query_kernel`] picks one per path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum SingleQuery {
+    /// Plain Rust, for any CPU.
+    Portable = 1,
+    /// The portable kernel compiled for BMI2. Only constructed when the CPU has BMI2.
+    #[cfg(target_arch = "x86_64")]
+    PortableBmi2 = 2,
+    /// AVX2's. Only constructed when the CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx2 = 3,
+    /// AVX-512's. Only constructed when the CPU has the AVX-512 path's features.
+    #[cfg(target_arch = "x86_64")]
+    Avx512 = 4,
+}
+
+impl SingleQuery {
+    /// Every kernel the CPU running us can run (the tests run each).
+    #[cfg(test)]
+    pub(crate) fn available() -> impl Iterator<Item = SingleQuery> {
+        const ALL: &[SingleQuery] = &[
+            SingleQuery::Portable,
+            #[cfg(target_arch = "x86_64")]
+            SingleQuery::PortableBmi2,
+            #[cfg(target_arch = "x86_64")]
+            SingleQuery::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            SingleQuery::Avx512,
+        ];
+        ALL.iter().copied().filter(|kernel| kernel.is_supported())
+    }
+
+    /// Whether the CPU running us can run `self`.
+    fn is_supported(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        use crate::kernels::x86::features::features;
+        match self {
+            SingleQuery::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            SingleQuery::PortableBmi2 => features!(bmi2 => detected!()),
+            #[cfg(target_arch = "x86_64")]
+            SingleQuery::Avx2 => Isa::Avx2.is_supported(),
+            #[cfg(target_arch = "x86_64")]
+            SingleQuery::Avx512 => Isa::Avx512.is_supported(),
+        }
+    }
+
+    #[inline(always)]
+    fn from_u8(kernel: u8) -> Option<SingleQuery> {
+        match kernel {
+            1 => Some(SingleQuery::Portable),
+            #[cfg(target_arch = "x86_64")]
+            2 => Some(SingleQuery::PortableBmi2),
+            #[cfg(target_arch = "x86_64")]
+            3 => Some(SingleQuery::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            4 => Some(SingleQuery::Avx512),
+            _ => None,
+        }
+    }
+
+    /// leveldb's `KeyMayMatch` for one key on this kernel, as 0 or 1.
     #[inline(always)]
     pub(crate) fn may_match(self, key: &[u8], filter: &[u8]) -> u8 {
         match parse(filter) {
@@ -246,19 +315,22 @@ impl Isa {
         }
     }
 
-    /// [`Isa::may_match`] for a bit array and k (framing already checked). Every kernel is a
-    /// C-ABI function with no path to a panic, reached by a tail jump (see
+    /// [`SingleQuery::may_match`] for a bit array and k (framing already checked). Every kernel
+    /// is a C-ABI function with no path to a panic, reached by a tail jump (see
     /// [`crate::no_unwind::single_query`]).
     #[inline(always)]
     fn may_match_array(self, key: &[u8], array: &[u8], k: u8) -> u8 {
         match self {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::Avx512` is only constructed after its features were detected.
-            Isa::Avx512 => unsafe { avx512::single::may_match_c_abi(k.into(), key, array) },
+            // SAFETY: `SingleQuery::Avx512` is only constructed after its features were detected.
+            SingleQuery::Avx512 => unsafe { avx512::single::may_match_c_abi(k.into(), key, array) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::Avx2` is only constructed after AVX2 was detected.
-            Isa::Avx2 => unsafe { avx2::may_match_c_abi(k.into(), key, array) },
-            Isa::Portable => portable::may_match_c_abi(k.into(), key, array),
+            // SAFETY: `SingleQuery::Avx2` is only constructed after AVX2 was detected.
+            SingleQuery::Avx2 => unsafe { avx2::may_match_c_abi(k.into(), key, array) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `SingleQuery::PortableBmi2` is only constructed after BMI2 was detected.
+            SingleQuery::PortableBmi2 => unsafe { bmi2::may_match_c_abi(k.into(), key, array) },
+            SingleQuery::Portable => portable::may_match_c_abi(k.into(), key, array),
         }
     }
 }
@@ -271,10 +343,10 @@ pub(crate) fn single_query(key: &[u8], filter: &[u8]) -> Option<u8> {
     // AVX-512's kernel, the fastest, tested first by a load of its own: the compiler would
     // fold one test of a single load into a `match` that reaches AVX-512 last.
     #[cfg(target_arch = "x86_64")]
-    if SINGLE.load(Ordering::Relaxed) == Isa::Avx512 as u8 {
-        return Some(Isa::Avx512.may_match(key, filter));
+    if SINGLE.load(Ordering::Relaxed) == SingleQuery::Avx512 as u8 {
+        return Some(SingleQuery::Avx512.may_match(key, filter));
     }
-    let kernel = Isa::from_u8(SINGLE.load(Ordering::Relaxed))?;
+    let kernel = SingleQuery::from_u8(SINGLE.load(Ordering::Relaxed))?;
     Some(kernel.may_match(key, filter))
 }
 

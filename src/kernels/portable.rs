@@ -196,11 +196,18 @@ fn may_match(key: &[u8], array: &[u8], k: u8) -> bool {
     all_set & 1 != 0
 }
 
-/// [`may_match`] as a C-ABI function returning 0 or 1, with no path to a panic ([`CannotPanic`]),
-/// for the C entries' tail jump (see [`crate::no_unwind::single_query`]).
+/// [`single_answer`] as a C-ABI function, for the C entries' tail jump (see
+/// [`crate::no_unwind::single_query`]).
 #[inline(never)]
 #[allow(improper_ctypes_definitions)] // Called from Rust only; C-ABI so that it cannot unwind.
 pub(crate) extern "C" fn may_match_c_abi(k: u32, key: &[u8], array: &[u8]) -> u8 {
+    single_answer(k, key, array)
+}
+
+/// [`may_match`] as 0 or 1, with no path to a panic ([`CannotPanic`]): the body of the portable
+/// single query's C-ABI functions, this one and the BMI2 one (kernels/x86/bmi2.rs).
+#[inline(always)]
+pub(crate) fn single_answer(k: u32, key: &[u8], array: &[u8]) -> u8 {
     let proof = CannotPanic;
     // Never empty (`format::parse`), but the compiler cannot see it here: were it so, "may match"
     // rather than a division by zero.

@@ -11,7 +11,7 @@ mod reads_and_rounding;
 use std::ffi::c_char;
 
 use crate::bulk::{fill_bit_array, may_match_batch};
-use crate::dispatch::Isa;
+use crate::dispatch::{Isa, SingleQuery};
 use crate::ffi::key_arrays::PointersAndLengths;
 use crate::ffi::key_arrays::{KeyArrays, KeyEntries};
 use crate::ffi::leveldb_bloom_slice_t;
@@ -26,29 +26,44 @@ fn isas() -> Vec<Isa> {
     Isa::available().collect()
 }
 
-// The tests here compare every path `isas()` lists with the oracle. A SIMD path this CPU lacks is
-// not among them: these two check that list against the CPU flags the Linux kernel lists, which
-// it reads on its own, rather than against the detection `isas()` itself is made of, and say on
-// the test output when a path goes untested here.
+// The tests here compare every path `isas()` lists, and every single-query kernel, with the
+// oracle. One this CPU lacks is not among them: these three check those lists against the CPU
+// flags the Linux kernel lists, which it reads on its own, rather than against the detection the
+// lists are made of, and say on the test output when a kernel goes untested here.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[test]
 fn avx2_paths_are_tested() {
     use crate::kernels::x86::features::features;
-    check_detected(Isa::Avx2, &features!(avx2 => names!()));
+    check_detected(
+        Isa::Avx2,
+        isas().contains(&Isa::Avx2),
+        &features!(avx2 => names!()),
+    );
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[test]
 fn avx512_paths_are_tested() {
     use crate::kernels::x86::features::features;
-    check_detected(Isa::Avx512, &features!(avx512 => names!()));
+    let tested = isas().contains(&Isa::Avx512);
+    check_detected(Isa::Avx512, tested, &features!(avx512 => names!()));
 }
 
-/// Asserts that `isas()` lists `isa` exactly when the Linux kernel's CPU flags include every one
-/// of `flags`, its features; where they do not, says so past libtest's capture of the output, as
-/// libtest cannot report a test ignored once it runs.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-fn check_detected(isa: Isa, flags: &[&str]) {
+#[test]
+fn bmi2_single_query_is_tested() {
+    use crate::kernels::x86::features::features;
+    let kernel = SingleQuery::PortableBmi2;
+    let tested = SingleQuery::available().any(|available| available == kernel);
+    check_detected(kernel, tested, &features!(bmi2 => names!()));
+}
+
+/// Asserts that the kernels of `isa` (a path or a single-query kernel) are `tested` exactly when
+/// the Linux kernel's CPU flags include every one of `flags`, its features; where they do not,
+/// says so past libtest's capture of the output, as libtest cannot report a test ignored once it
+/// runs.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+fn check_detected(isa: impl std::fmt::Debug, tested: bool, flags: &[&str]) {
     use std::io::Write;
 
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").expect("/proc/cpuinfo");
@@ -63,7 +78,6 @@ fn check_detected(isa: Isa, flags: &[&str]) {
         .copied()
         .filter(|flag| !listed.contains(flag))
         .collect();
-    let tested = isas().contains(&isa);
     assert_eq!(
         tested,
         lacking.is_empty(),
@@ -136,17 +150,19 @@ fn check_answers(filter: &[u8], probes: &[&[u8]]) {
         .iter()
         .map(|p| scalar::key_may_match(p, filter))
         .collect();
-    for isa in isas() {
+    for kernel in SingleQuery::available() {
         let single: Vec<bool> = probes
             .iter()
-            .map(|p| isa.may_match(p, filter) != 0)
+            .map(|p| kernel.may_match(p, filter) != 0)
             .collect();
         assert_eq!(
             single,
             expected,
-            "{isa:?} single key, filter of {} bytes",
+            "{kernel:?} single key, filter of {} bytes",
             filter.len()
         );
+    }
+    for isa in isas() {
         let got = batch_answers(
             isa,
             probes,

@@ -6,6 +6,10 @@ macro_rules! features {
     (avx2 => $then:ident!($($args:tt)*)) => {
         $crate::kernels::x86::features::$then! { ["avx2"] $($args)* }
     };
+    // The portable single query compiled for `mulx`, `shrx` and `rorx` (kernels/x86/bmi2.rs).
+    (bmi2 => $then:ident!($($args:tt)*)) => {
+        $crate::kernels::x86::features::$then! { ["bmi2"] $($args)* }
+    };
     // Byte-masked loads and byte permutes need BW and VBMI beside F and VL; `bzhi` makes the masks.
     (avx512 => $then:ident!($($args:tt)*)) => {
         $crate::kernels::x86::features::$then! {
@@ -151,6 +155,13 @@ macro_rules! avx2 {
     };
 }
 
+/// Items compiled for BMI2: callable only where [`detected`] found it.
+macro_rules! bmi2 {
+    ($($items:tt)*) => {
+        $crate::kernels::x86::features::features!(bmi2 => compile_for!($($items)*));
+    };
+}
+
 /// Items compiled for the AVX-512 kernels' features: callable only where [`detected`] found them.
 macro_rules! avx512 {
     ($($items:tt)*) => {
@@ -160,4 +171,4 @@ macro_rules! avx512 {
 
 #[cfg(all(test, target_os = "linux"))]
 pub(crate) use names;
-pub(crate) use {avx2, avx512, compile_for, detected, features};
+pub(crate) use {avx2, avx512, bmi2, compile_for, detected, features};
