@@ -19,12 +19,15 @@
 //! - a database plyvel (Debian's python3-plyvel) writes, and one leveldb writes while it is
 //!   checked again and again: never a finding.
 
+mod cmake_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 use leveldb_bloom::{BloomPolicy, FilterBlockBuilder, FilterBlockReader, POLICY_NAME};
 use leveldb_bloom_reader::{BLOCK_TRAILER, BlockHandle, TABLE_MAGIC, block_crc};
+use leveldb_bloom_test_support::c_harness::TARGET;
 use leveldb_bloom_test_support::check_tool::leveldb_bloom;
 use leveldb_bloom_test_support::docs::UserShell;
 use leveldb_bloom_test_support::leveldb_tools::{leveldb_db, write_key_file};
@@ -806,9 +809,13 @@ fn docs_install_and_fpr_commands_run() {
             &std::env::var_os("PATH").unwrap_or_default(),
         ))
         .collect::<Vec<_>>();
+    // cargo's release build in the folder the tests' CMake builds share, for the target they
+    // name: tests/cmake.rs builds the tool there too (-DLEVELDB_BLOOM_TOOL=ON), once for both.
     let shell = shell
         .env("CARGO_INSTALL_ROOT", &cargo_root)
-        .env("PATH", std::env::join_paths(path).expect("PATH"));
+        .env("PATH", std::env::join_paths(path).expect("PATH"))
+        .env("CARGO_TARGET_DIR", cmake_support::cargo_target_dir())
+        .env("CARGO_BUILD_TARGET", TARGET);
     shell.run("check-install");
     assert!(cargo_root.join("bin/leveldb-bloom").is_file());
     let table = shell.run("check-fpr");

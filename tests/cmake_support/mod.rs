@@ -1,5 +1,5 @@
 //! Helpers shared by the tests that drive CMake and the compiler (tests/cmake.rs, tests/shim.rs,
-//! tests/leveldb_source.rs).
+//! tests/leveldb_source.rs, and the tool's install in tests/check.rs).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
